@@ -1,6 +1,111 @@
+// toolhost: runs the tool calls an LLM writes into a Neovim chat buffer.
+//   toolhost --stdio [--state-dir D] [--cache-dir D] [--log-file F]   (started by Neovim)
+//   toolhost --version
+#include <csignal>
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
-int main() {
-  std::cout << "toolhost " TOOLHOST_VERSION "\n";
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <uv.h>
+
+#include "base/log.h"
+#include "rpc/peer.h"
+#include "session/host.h"
+
+namespace {
+
+using namespace toolhost;
+
+// Kill grace at shutdown: Neovim kills a job that outlives it by ~2 s (SPEC 6).
+constexpr uint64_t kShutdownGraceMs = 300;
+constexpr uint64_t kShutdownDeadlineMs = 900;
+
+std::string xdg_dir(const char* variable, const char* fallback) {
+  const char* value = std::getenv(variable);
+  if (value && *value) return std::string(value) + "/nvim/toolhost";
+  const char* home = std::getenv("HOME");
+  return std::string(home ? home : ".") + "/" + fallback + "/nvim/toolhost";
+}
+
+int serve_stdio(const session::HostOptions& options) {
+  // Die with Neovim even if it cannot close our stdin (SIGKILLed, crashed).
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() == 1) return 0;  // the parent is already gone
+  std::signal(SIGPIPE, SIG_IGN);   // a closed channel is an EPIPE, not a death
+
+  uv_loop_t* loop = uv_default_loop();
+  rpc::Peer peer(loop);
+  if (int rc = peer.open(0, 1)) {
+    log::error(std::string("cannot open stdio: ") + uv_strerror(rc));
+    return 1;
+  }
+  session::Host host(loop, peer, options);
+  uv_signal_t sigterm{}, sighup{};
+  uv_timer_t deadline{};
+  bool stopping = false;
+
+  auto stop = [&](const std::string& why) {
+    if (stopping) return;
+    stopping = true;
+    log::info("shutting down: " + why);
+    uv_timer_init(loop, &deadline);
+    uv_unref(reinterpret_cast<uv_handle_t*>(&deadline));
+    // Whatever is still pending then, the process exits on time.
+    uv_timer_start(&deadline, [](uv_timer_t*) { std::_Exit(0); }, kShutdownDeadlineMs, 0);
+    host.shutdown(kShutdownGraceMs, [&] {
+      uv_close(reinterpret_cast<uv_handle_t*>(&sigterm), nullptr);
+      uv_close(reinterpret_cast<uv_handle_t*>(&sighup), nullptr);
+      uv_close(reinterpret_cast<uv_handle_t*>(&deadline), nullptr);
+      peer.close("shutdown");
+    });
+  };
+  peer.on_close([&](const std::string& reason) { stop(reason); });
+  for (auto [handle, signum] : {std::pair{&sigterm, SIGTERM}, std::pair{&sighup, SIGHUP}}) {
+    uv_signal_init(loop, handle);
+    handle->data = &stop;
+    uv_signal_start(
+        handle,
+        [](uv_signal_t* h, int sig) {
+          (*static_cast<decltype(stop)*>(h->data))(std::string("signal ") + std::to_string(sig));
+        },
+        signum);
+  }
+  host.start();
+  uv_run(loop, UV_RUN_DEFAULT);
+  uv_loop_close(loop);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"toolhost: runs an LLM's tool calls for Neovim, outside the editor's loop"};
+  app.set_version_flag("--version", "toolhost " TOOLHOST_VERSION);
+  bool stdio = false;
+  session::HostOptions options;
+  options.version = TOOLHOST_VERSION;
+  options.state_dir = xdg_dir("XDG_STATE_HOME", ".local/state");
+  options.cache_dir = xdg_dir("XDG_CACHE_HOME", ".cache");
+  std::string log_file;
+  std::string log_level = "warn";
+  app.add_flag("--stdio", stdio, "Serve msgpack-RPC on stdin/stdout (how Neovim starts it)");
+  app.add_option("--state-dir", options.state_dir, "Directory for job history");
+  app.add_option("--cache-dir", options.cache_dir, "Directory for job logs");
+  app.add_option("--log-file", log_file, "Log file (default: {cache dir}/toolhost.log)");
+  app.add_option("--log-level", log_level, "debug, info, warn, error or off")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error", "off"}, CLI::ignore_case));
+  CLI11_PARSE(app, argc, argv);
+
+  auto level = log::level_from_string(log_level).value_or(log::Level::Warn);
+  if (!stdio) {
+    std::cout << app.help();
+    return 0;
+  }
+  if (log_file.empty()) log_file = options.cache_dir + "/toolhost.log";
+  log::init(log_file, level);
+  return serve_stdio(options);
 }

@@ -1,0 +1,144 @@
+-- Starts the toolhost process on first use, keeps its channel, restarts it on request and
+-- notices when it dies.
+local config = require("toolhost.config")
+
+local M = {}
+
+local state = { chan = nil, job = nil, attached = {}, pgids = {} }
+
+-- The plugin's root: two levels above this file (lua/toolhost/host.lua).
+function M.plugin_root()
+  local source = debug.getinfo(1, "S").source:sub(2)
+  return vim.fn.fnamemodify(source, ":p:h:h:h")
+end
+
+function M.binary()
+  if config.options.binary then
+    return config.options.binary
+  end
+  return M.plugin_root() .. "/build/toolhost"
+end
+
+-- Neovim 0.7 has no stdpath("state"): the state dir lives under "data" there (SPEC 6).
+function M.dirs()
+  local ok, state_home = pcall(vim.fn.stdpath, "state")
+  if not ok or type(state_home) ~= "string" then
+    state_home = vim.fn.stdpath("data")
+  end
+  local cache = vim.fn.stdpath("cache") .. "/toolhost"
+  return { state = state_home .. "/toolhost", cache = cache, log = cache .. "/toolhost.log" }
+end
+
+local function kill_orphaned_groups()
+  -- The host reports every job's process group; if it died, its jobs must not live on.
+  for pgid in pairs(state.pgids) do
+    pcall(vim.loop.kill, -pgid, "sigterm")
+  end
+  state.pgids = {}
+end
+
+function M.track_pgid(pgid, running)
+  if pgid and pgid > 0 then
+    state.pgids[pgid] = running or nil
+  end
+end
+
+function M.running()
+  return state.chan ~= nil
+end
+
+function M.channel()
+  return state.chan
+end
+
+-- Returns the channel, starting the host if needed; nil and an error text when it cannot.
+function M.ensure()
+  if state.chan then
+    return state.chan
+  end
+  local bin = M.binary()
+  if vim.fn.executable(bin) ~= 1 then
+    return nil, ("toolhost binary not found; run `make` in %s"):format(M.plugin_root())
+  end
+  local dirs = M.dirs()
+  local cmd = {
+    bin, "--stdio",
+    "--state-dir", dirs.state,
+    "--cache-dir", dirs.cache,
+    "--log-file", dirs.log,
+    "--log-level", config.options.log_level,
+  }
+  local job
+  job = vim.fn.jobstart(cmd, {
+    rpc = true,
+    on_exit = function(_, code)
+      if state.job ~= job then
+        return
+      end
+      state.chan, state.job, state.attached = nil, nil, {}
+      kill_orphaned_groups()
+      if code ~= 0 and not state.stopping then
+        vim.notify(("toolhost exited (code %d); see :ToolhostLog"):format(code), vim.log.levels.ERROR)
+      end
+      state.stopping = false
+    end,
+  })
+  if job <= 0 then
+    return nil, "cannot start " .. bin
+  end
+  state.job, state.chan = job, job
+  vim.rpcnotify(job, "toolhost.setup", config.for_host())
+  return job
+end
+
+function M.notify(method, args)
+  local chan, err = M.ensure()
+  if not chan then
+    vim.notify(err, vim.log.levels.ERROR)
+    return false
+  end
+  vim.rpcnotify(chan, method, args or {})
+  return true
+end
+
+function M.attach(buf, root)
+  if state.attached[buf] then
+    return true
+  end
+  local ok = M.notify("toolhost.attach", {
+    buf = buf,
+    root = root,
+    name = vim.api.nvim_buf_get_name(buf),
+  })
+  if ok then
+    state.attached[buf] = true
+  end
+  return ok
+end
+
+function M.is_attached(buf)
+  return state.attached[buf] == true
+end
+
+function M.forget(buf)
+  state.attached[buf] = nil
+end
+
+function M.stop()
+  if state.job then
+    state.stopping = true
+    vim.fn.jobstop(state.job)
+  end
+end
+
+function M.restart()
+  local buffers = vim.tbl_keys(state.attached)
+  M.stop()
+  if state.job then
+    vim.fn.jobwait({ state.job }, 2000)
+  end
+  state.chan, state.job, state.attached = nil, nil, {}
+  return buffers
+end
+
+return M

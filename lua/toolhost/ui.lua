@@ -1,0 +1,283 @@
+-- Applies the host's feedback batches: extmarks, diagnostics, streamed output, block
+-- rewrites, job states and User events. The host calls apply() once per batch through
+-- nvim_exec_lua, so the conflict check and the write happen in one call (SPEC 5).
+local M = {}
+
+local api = vim.api
+local ns = api.nvim_create_namespace("toolhost")
+M.namespace = ns
+
+local api_level = vim.fn.api_info().version.api_level
+local has_invalidate = api_level >= 12 -- extmark `invalidate` (0.10)
+local has_autocmd_data = api_level >= 10 -- User autocmd `data` (0.8)
+
+local buffers = {} -- buf -> per-buffer state
+M.jobs = {} -- job id -> latest summary from the host (statusline, :ToolJobs)
+
+local function state(buf)
+  local st = buffers[buf]
+  if not st then
+    st = { marks = {}, streams = {}, diags = {}, errors = {}, waiting = {} }
+    buffers[buf] = st
+  end
+  return st
+end
+
+-- Current rows of a block's extmark: first, last (inclusive); nil when it is gone.
+local function mark_range(buf, st, key)
+  local id = st.marks[key]
+  if not id then
+    return nil
+  end
+  local pos = api.nvim_buf_get_extmark_by_id(buf, ns, id, { details = true })
+  if not pos or #pos == 0 then
+    return nil
+  end
+  local details = pos[3] or {}
+  if details.invalid then
+    return nil
+  end
+  return pos[1], details.end_row or pos[1]
+end
+
+local function set_mark(buf, st, key, row, last)
+  local count = api.nvim_buf_line_count(buf)
+  row = math.max(0, math.min(row, count - 1))
+  last = math.max(row, math.min(last, count - 1))
+  local opts = { id = st.marks[key], end_row = last, end_col = 0 }
+  if has_invalidate then
+    opts.invalidate = true
+  end
+  local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, opts)
+  if ok then
+    st.marks[key] = id
+  end
+end
+
+local function set_stream(buf, st, key, lines)
+  local old = st.streams[key]
+  if #lines == 0 then
+    if old then
+      pcall(api.nvim_buf_del_extmark, buf, ns, old)
+      st.streams[key] = nil
+    end
+    return
+  end
+  local _, last = mark_range(buf, st, key)
+  if not last then
+    return
+  end
+  local virt = {}
+  for _, line in ipairs(lines) do
+    virt[#virt + 1] = { { line, "Comment" } }
+  end
+  local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, last, 0, { id = old, virt_lines = virt })
+  if ok then
+    st.streams[key] = id
+  end
+end
+
+local function forget(buf, st, key)
+  if st.marks[key] then
+    pcall(api.nvim_buf_del_extmark, buf, ns, st.marks[key])
+  end
+  set_stream(buf, st, key, {})
+  st.marks[key], st.diags[key] = nil, nil
+end
+
+local function refresh_diagnostics(buf, st)
+  local list = {}
+  for key, d in pairs(st.diags) do
+    local row = mark_range(buf, st, key) or d.row
+    list[#list + 1] = { lnum = row, col = 0, severity = d.severity, message = d.message, source = "toolhost" }
+  end
+  for _, e in ipairs(st.errors) do
+    list[#list + 1] = {
+      lnum = e.row,
+      end_lnum = math.max(e.row, e.end_row - 1),
+      col = 0,
+      severity = vim.diagnostic.severity.ERROR,
+      message = e.message,
+      source = "toolhost",
+    }
+  end
+  vim.diagnostic.set(ns, buf, list)
+end
+
+-- A write must wait while the user types in the buffer or a plugin streams into it.
+local function write_blocked(buf)
+  if not vim.bo[buf].modifiable then
+    return true
+  end
+  local mode = api.nvim_get_mode().mode
+  return api.nvim_get_current_buf() == buf and (mode:sub(1, 1) == "i" or mode:sub(1, 1) == "R")
+end
+
+local function conflict(buf, st, edit, why)
+  set_stream(buf, st, edit.key, edit.fallback)
+  local before = st.diags[edit.key] and st.diags[edit.key].message or edit.job
+  st.diags[edit.key] = {
+    row = (mark_range(buf, st, edit.key)) or 0,
+    severity = vim.diagnostic.severity.WARN,
+    message = ("%s — result not written: %s (see :ToolOutput %s)"):format(before, why, edit.job),
+  }
+  return "conflict"
+end
+
+-- Rewrites a block if it still reads what the host expects; returns what became of it.
+local function try_edit(buf, st, edit)
+  local row, last = mark_range(buf, st, edit.key)
+  if not row then
+    return conflict(buf, st, edit, "the block was deleted")
+  end
+  if write_blocked(buf) then
+    return "waiting"
+  end
+  local current = api.nvim_buf_get_lines(buf, row, last + 1, false)
+  if not vim.deep_equal(current, edit.expect) then
+    return conflict(buf, st, edit, "the block changed while it ran")
+  end
+  local ok, err = pcall(api.nvim_buf_set_lines, buf, row, last + 1, false, edit.lines)
+  if not ok then
+    if tostring(err):match("E565") or tostring(err):match("textlock") then
+      return "waiting"
+    end
+    return conflict(buf, st, edit, tostring(err))
+  end
+  vim.b[buf].toolhost_own_tick = api.nvim_buf_get_changedtick(buf)
+  set_mark(buf, st, edit.key, row, row + #edit.lines - 1)
+  return "applied"
+end
+
+local function run_edits(buf, st, results)
+  local still = {}
+  for _, edit in ipairs(st.waiting) do
+    local status = try_edit(buf, st, edit)
+    if status == "waiting" then
+      still[#still + 1] = edit
+    end
+    results[#results + 1] = { buf = buf, key = edit.key, job = edit.job, status = status }
+  end
+  st.waiting = still
+end
+
+local function apply_buffer(entry, results)
+  local buf = entry.buf
+  if not api.nvim_buf_is_valid(buf) then
+    buffers[buf] = nil
+    for _, edit in ipairs(entry.edits or {}) do
+      results[#results + 1] = { buf = buf, key = edit.key, job = edit.job, status = "gone" }
+    end
+    return
+  end
+  local st = state(buf)
+  for _, key in ipairs(entry.forget or {}) do
+    forget(buf, st, key)
+  end
+  for _, m in ipairs(entry.marks or {}) do
+    if not st.marks[m.key] then
+      set_mark(buf, st, m.key, m.row, m.end_row)
+    end
+  end
+  for _, d in ipairs(entry.diags or {}) do
+    st.diags[d.key] = { row = d.row, severity = d.severity, message = d.message }
+  end
+  if entry.errors then
+    st.errors = entry.errors
+  end
+  for _, edit in ipairs(entry.edits or {}) do
+    st.waiting[#st.waiting + 1] = edit
+  end
+  run_edits(buf, st, results)
+  for _, s in ipairs(entry.stream or {}) do
+    set_stream(buf, st, s.key, s.lines)
+  end
+  refresh_diagnostics(buf, st)
+end
+
+local function fire(name, data)
+  vim.g.toolhost_event = data
+  local opts = { pattern = name, modeline = false }
+  if has_autocmd_data then
+    opts.data = data
+  end
+  pcall(api.nvim_exec_autocmds, "User", opts)
+end
+
+local applying, queue = false, {}
+
+local function apply_one(batch)
+  local results = {}
+  for _, entry in ipairs(batch.buffers or {}) do
+    apply_buffer(entry, results)
+  end
+  for _, job in ipairs(batch.jobs or {}) do
+    M.jobs[job.id] = job
+    require("toolhost.host").track_pgid(job.pgid, job.status == "running")
+  end
+  for _, n in ipairs(batch.notify or {}) do
+    vim.notify(n.message, vim.log.levels[(n.level or "info"):upper()] or vim.log.levels.INFO)
+  end
+  for _, e in ipairs(batch.events or {}) do
+    fire(e.name, e.data)
+  end
+  return results
+end
+
+-- Applies one batch; a batch that arrives while another is applied (an autocmd handler
+-- that waits on the host, say) is applied after it, in order.
+function M.apply(batch)
+  if applying then
+    queue[#queue + 1] = batch
+    return { queued = true }
+  end
+  applying = true
+  local ok, results = pcall(apply_one, batch)
+  while ok and #queue > 0 do
+    ok, results = pcall(apply_one, table.remove(queue, 1))
+  end
+  applying = false
+  if not ok then
+    error(results)
+  end
+  return { edits = results }
+end
+
+-- Retries the rewrites that had to wait (InsertLeave, 'modifiable' set back).
+function M.retry(buf)
+  local st = buffers[buf]
+  if st and #st.waiting > 0 and api.nvim_buf_is_valid(buf) then
+    run_edits(buf, st, {})
+    refresh_diagnostics(buf, st)
+  end
+end
+
+function M.forget_buffer(buf)
+  local st = buffers[buf]
+  if st and api.nvim_buf_is_valid(buf) then
+    api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    vim.diagnostic.reset(ns, buf)
+  end
+  buffers[buf] = nil
+end
+
+function M.marks(buf)
+  return buffers[buf] and buffers[buf].marks or {}
+end
+
+local group = api.nvim_create_augroup("toolhost_ui", { clear = true })
+api.nvim_create_autocmd("InsertLeave", {
+  group = group,
+  callback = function(args)
+    M.retry(args.buf)
+  end,
+})
+api.nvim_create_autocmd("OptionSet", {
+  group = group,
+  pattern = "modifiable",
+  callback = function()
+    M.retry(api.nvim_get_current_buf())
+  end,
+})
+
+return M

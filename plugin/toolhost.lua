@@ -1,0 +1,40 @@
+-- Commands and autocmds only: nothing starts until a command or a chat buffer needs it.
+if vim.g.loaded_toolhost then
+  return
+end
+vim.g.loaded_toolhost = true
+
+local function th()
+  return require("toolhost")
+end
+
+local command = vim.api.nvim_create_user_command
+command("ToolRun", function(opts)
+  th().run_at_cursor({ force = opts.bang })
+end, { bang = true, desc = "Run the tool call under the cursor" })
+command("ToolCancel", function(opts)
+  th().cancel(opts.args ~= "" and opts.args or nil, { all = opts.bang })
+end, { bang = true, nargs = "?", desc = "Cancel the tool call under the cursor, a job id, or all (!)" })
+command("ToolAttach", function()
+  th().attach(0)
+end, { desc = "Treat this buffer as a chat buffer" })
+command("ToolDetach", function()
+  th().detach(0)
+end, { desc = "Stop watching this buffer" })
+command("ToolhostRestart", function()
+  th().restart()
+end, { desc = "Restart the toolhost process" })
+command("ToolhostLog", function()
+  th().open_log()
+end, { desc = "Open toolhost's log file" })
+
+local group = vim.api.nvim_create_augroup("toolhost_detect", { clear = true })
+vim.api.nvim_create_autocmd({ "FileType", "BufReadPost", "BufNewFile" }, {
+  group = group,
+  callback = function(args)
+    -- Lazy: only chat buffers load the rest of the plugin.
+    if require("toolhost.config").is_chat_buffer(args.buf) then
+      th().attach(args.buf)
+    end
+  end,
+})

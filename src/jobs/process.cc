@@ -1,0 +1,220 @@
+#include "jobs/process.h"
+
+#include <csignal>
+#include <cerrno>
+#include <chrono>
+
+namespace toolhost::jobs {
+namespace {
+
+// After the direct child exits, a grandchild may still hold the pipes open (`cmd &`).
+// The job ends this long after the exit even so (SPEC 6).
+constexpr uint64_t kLingerAfterExitMs = 500;
+
+int64_t wall_clock_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+template <class Handle>
+uv_handle_t* as_handle(Handle* h) {
+  return reinterpret_cast<uv_handle_t*>(h);
+}
+
+}  // namespace
+
+Process::Process(uv_loop_t* loop, JobInfo& info, uint64_t kill_grace_ms, Events events)
+    : loop_(loop), info_(info), kill_grace_ms_(kill_grace_ms), events_(std::move(events)) {
+  for (uv_pipe_t* pipe : {&out_, &err_}) {
+    uv_pipe_init(loop_, pipe, 0);
+    pipe->data = this;
+    ++handles_open_;
+  }
+  for (uv_timer_t* timer : {&deadline_, &grace_}) {
+    uv_timer_init(loop_, timer);
+    timer->data = this;
+    ++handles_open_;
+  }
+  process_.data = this;
+}
+
+bool Process::start(const std::vector<std::string>& environment) {
+  std::vector<char*> argv;
+  for (const auto& arg : info_.spec.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> env;
+  for (const auto& entry : environment) env.push_back(const_cast<char*>(entry.c_str()));
+  env.push_back(nullptr);
+
+  uv_stdio_container_t stdio[3];
+  stdio[0].flags = UV_IGNORE;  // libuv connects an ignored stdin to /dev/null
+  stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
+  stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(&out_);
+  stdio[2].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
+  stdio[2].data.stream = reinterpret_cast<uv_stream_t*>(&err_);
+
+  uv_process_options_t options{};
+  options.file = argv.empty() || !argv[0] ? "" : argv[0];
+  options.args = argv.data();
+  options.env = env.data();
+  options.cwd = info_.spec.cwd.empty() ? nullptr : info_.spec.cwd.c_str();
+  // DETACHED = setsid() in the child: its own process group, so that a timeout or cancel
+  // reaches grandchildren too, and a terminal's ^C does not.
+  options.flags = UV_PROCESS_DETACHED;
+  options.stdio_count = 3;
+  options.stdio = stdio;
+  options.exit_cb = on_exit;
+
+  start_ns_ = uv_hrtime();
+  info_.started_at_ms = wall_clock_ms();
+  if (info_.spec.argv.empty()) {
+    info_.error = "empty command";
+    return false;
+  }
+  if (int rc = uv_spawn(loop_, &process_, &options)) {
+    info_.error = std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(rc);
+    // uv_spawn initialises the handle even when it fails; it must still be closed.
+    ++handles_open_;
+    return false;
+  }
+  ++handles_open_;
+  info_.pid = process_.pid;
+  info_.pgid = process_.pid;
+  info_.status = Status::Running;
+  for (uv_pipe_t* pipe : {&out_, &err_}) {
+    uv_read_start(reinterpret_cast<uv_stream_t*>(pipe), on_alloc, on_read);
+    ++pipes_open_;
+  }
+  start_timeout();
+  return true;
+}
+
+void Process::start_timeout() {
+  if (info_.spec.timeout_ms == 0) return;
+  uv_timer_start(
+      &deadline_,
+      [](uv_timer_t* timer) { auto* self = static_cast<Process*>(timer->data);
+        self->terminate(Status::TimedOut, self->kill_grace_ms_);
+      },
+      info_.spec.timeout_ms, 0);
+}
+
+void Process::signal_group(int signal) {
+  // Only signal a group we started and that still exists: kill(-pgid, 0) says whether any
+  // member is left, and a pgid cannot be reused while one is.
+  if (info_.pgid > 0 && ::kill(-info_.pgid, 0) == 0) ::kill(-info_.pgid, signal);
+}
+
+void Process::terminate(Status reason, uint64_t grace_ms) {
+  if (finished_ || stop_reason_ != Status::Running) return;
+  stop_reason_ = reason;
+  signal_group(SIGTERM);
+  uv_timer_start(
+      &grace_, [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->signal_group(SIGKILL); },
+      grace_ms, 0);
+}
+
+void Process::on_exit(uv_process_t* handle, int64_t exit_status, int term_signal) {
+  auto* self = static_cast<Process*>(handle->data);
+  self->exited_ = true;
+  self->info_.duration_s = static_cast<double>(uv_hrtime() - self->start_ns_) / 1e9;
+  if (term_signal != 0) {
+    self->info_.term_signal = term_signal;
+  } else {
+    self->info_.exit_code = static_cast<int>(exit_status);
+  }
+  uv_timer_stop(&self->deadline_);
+  uv_timer_start(
+      &self->deadline_,
+      [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->finish(); }, kLingerAfterExitMs,
+      0);
+  self->maybe_finish();
+}
+
+void Process::on_alloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
+  auto* self = static_cast<Process*>(handle->data);
+  *buf = uv_buf_init(self->read_buffer_, sizeof self->read_buffer_);
+}
+
+void Process::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
+  auto* self = static_cast<Process*>(stream->data);
+  Stream which = stream == reinterpret_cast<uv_stream_t*>(&self->out_) ? Stream::Stdout
+                                                                         : Stream::Stderr;
+  if (nread > 0) {
+    (which == Stream::Stdout ? self->info_.out : self->info_.err)
+        .append(std::string_view(buf->base, static_cast<size_t>(nread)));
+    if (self->events_.output) self->events_.output(which, std::string_view(buf->base, nread));
+    return;
+  }
+  if (nread < 0) {  // EOF or error: this stream is done
+    self->close_pipe(which == Stream::Stdout ? self->out_ : self->err_);
+    self->maybe_finish();
+  }
+}
+
+void Process::close_pipe(uv_pipe_t& pipe) {
+  if (uv_is_closing(as_handle(&pipe))) return;
+  uv_read_stop(reinterpret_cast<uv_stream_t*>(&pipe));
+  uv_close(as_handle(&pipe), on_handle_closed);
+  --pipes_open_;
+}
+
+void Process::maybe_finish() {
+  if (exited_ && pipes_open_ == 0) finish();
+}
+
+void Process::finish() {
+  if (finished_) return;
+  finished_ = true;
+  uv_timer_stop(&deadline_);
+  close_pipe(out_);
+  close_pipe(err_);
+  // Leftover grandchildren (still holding the pipes, or detached from them) go too.
+  if (::kill(-info_.pgid, 0) == 0) {
+    ::kill(-info_.pgid, SIGTERM);
+    uv_timer_start(
+        &grace_,
+        [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->signal_group(SIGKILL); },
+        kill_grace_ms_, 0);
+  }
+  if (stop_reason_ != Status::Running) {
+    info_.status = stop_reason_;
+  } else if (info_.exit_code && *info_.exit_code == 0) {
+    info_.status = Status::Succeeded;
+  } else {
+    info_.status = Status::Failed;
+  }
+  if (events_.finished) events_.finished();
+}
+
+void Process::close() {
+  if (closing_) return;
+  closing_ = true;
+  for (uv_handle_t* handle : {as_handle(&out_), as_handle(&err_), as_handle(&deadline_)}) {
+    if (!uv_is_closing(handle)) uv_close(handle, on_handle_closed);
+  }
+  // The grace timer may still have a SIGKILL to deliver to leftovers; it closes itself
+  // after firing (or at once when idle).
+  if (uv_is_active(as_handle(&grace_))) {
+    uv_timer_start(
+        &grace_,
+        [](uv_timer_t* timer) {
+          auto* self = static_cast<Process*>(timer->data);
+          self->signal_group(SIGKILL);
+          uv_close(as_handle(timer), on_handle_closed);
+        },
+        uv_timer_get_due_in(&grace_), 0);
+  } else {
+    uv_close(as_handle(&grace_), on_handle_closed);
+  }
+  if (process_.loop && !uv_is_closing(as_handle(&process_))) {
+    uv_close(as_handle(&process_), on_handle_closed);
+  }
+}
+
+void Process::on_handle_closed(uv_handle_t* handle) {
+  auto* self = static_cast<Process*>(handle->data);
+  if (--self->handles_open_ == 0 && self->events_.closed) self->events_.closed();
+}
+
+}  // namespace toolhost::jobs

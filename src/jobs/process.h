@@ -1,0 +1,64 @@
+#pragma once
+// One child process in its own process group, with its stdout/stderr pipes and timers.
+// A Process owns its libuv handles; it tells its owner `on_closed` from the last close
+// callback, and only then may it be destroyed.
+
+#include <functional>
+#include <string>
+
+#include <uv.h>
+
+#include "jobs/types.h"
+
+namespace toolhost::jobs {
+
+class Process {
+ public:
+  struct Events {
+    std::function<void(Stream, std::string_view)> output;
+    std::function<void()> finished;  // exit seen and pipes drained (or given up on)
+    std::function<void()> closed;    // every handle closed: destroy now
+  };
+
+  Process(uv_loop_t* loop, JobInfo& info, uint64_t kill_grace_ms, Events events);
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  // Spawns; on failure sets info.error and returns false (then call close()).
+  bool start(const std::vector<std::string>& environment);
+  // SIGTERM to the group now, SIGKILL after the grace period if the group is still there.
+  void terminate(Status reason, uint64_t grace_ms);
+  void close();
+
+ private:
+  static void on_exit(uv_process_t* handle, int64_t exit_status, int term_signal);
+  static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
+  static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
+  static void on_handle_closed(uv_handle_t* handle);
+
+  void start_timeout();
+  void maybe_finish();
+  void finish();
+  void signal_group(int signal);
+  void close_pipe(uv_pipe_t& pipe);
+
+  uv_loop_t* loop_;
+  JobInfo& info_;
+  uint64_t kill_grace_ms_;
+  Events events_;
+  uv_process_t process_{};
+  uv_pipe_t out_{};
+  uv_pipe_t err_{};
+  uv_timer_t deadline_{};  // the timeout while running; the linger wait after exit
+  uv_timer_t grace_{};     // SIGKILL after SIGTERM
+  int handles_open_ = 0;
+  bool exited_ = false;
+  bool finished_ = false;
+  bool closing_ = false;
+  int pipes_open_ = 0;
+  Status stop_reason_ = Status::Running;  // TimedOut / Canceled once terminate() ran
+  uint64_t start_ns_ = 0;
+  char read_buffer_[64 * 1024];
+};
+
+}  // namespace toolhost::jobs

@@ -1,0 +1,109 @@
+#include "nvim/api.h"
+
+#include "rpc/convert.h"
+
+namespace toolhost::nvim {
+
+ApiInfo parse_api_info(const nlohmann::json& result) {
+  ApiInfo info;
+  if (!result.is_array() || result.size() < 2) return info;
+  info.channel = result[0].get<int64_t>();
+  const auto& meta = result[1];
+  if (meta.contains("version")) {
+    const auto& v = meta["version"];
+    info.api_level = v.value("api_level", int64_t{0});
+    info.version = std::to_string(v.value("major", 0)) + "." + std::to_string(v.value("minor", 0)) +
+                   "." + std::to_string(v.value("patch", 0));
+  }
+  return info;
+}
+
+Api::Api(rpc::Peer& peer) : peer_(peer) {}
+
+void Api::call(const std::string& method, const nlohmann::json& params,
+               Done<nlohmann::json> done) {
+  peer_.request(method, params, [done = std::move(done)](const rpc::Response& response) {
+    if (!done) return;
+    if (!response.ok()) return done(response.error, nullptr);
+    done("", rpc::to_json(response.result));
+  });
+}
+
+void Api::get_api_info(Done<ApiInfo> done) {
+  call("nvim_get_api_info", nlohmann::json::array(),
+       [done = std::move(done)](const std::string& error, const nlohmann::json& result) {
+         done(error, error.empty() ? parse_api_info(result) : ApiInfo{});
+       });
+}
+
+void Api::buf_attach(int64_t buf, Done<bool> done) {
+  call("nvim_buf_attach", {buf, true, nlohmann::json::object()},
+       [done = std::move(done)](const std::string& error, const nlohmann::json& result) {
+         if (done) done(error, result.is_boolean() && result.get<bool>());
+       });
+}
+
+void Api::buf_detach(int64_t buf, Done<bool> done) {
+  call("nvim_buf_detach", {buf},
+       [done = std::move(done)](const std::string& error, const nlohmann::json& result) {
+         if (done) done(error, result.is_boolean() && result.get<bool>());
+       });
+}
+
+void Api::buf_get_lines(int64_t buf, int64_t start, int64_t end,
+                        Done<std::vector<std::string>> done) {
+  call("nvim_buf_get_lines", {buf, start, end, false},
+       [done = std::move(done)](const std::string& error, const nlohmann::json& result) {
+         std::vector<std::string> lines;
+         if (result.is_array()) {
+           for (const auto& line : result) lines.push_back(line.get<std::string>());
+         }
+         done(error, std::move(lines));
+       });
+}
+
+void Api::exec_lua(const std::string& code, const nlohmann::json& args,
+                   Done<nlohmann::json> done) {
+  call("nvim_exec_lua", {code, args.is_null() ? nlohmann::json::array() : args}, std::move(done));
+}
+
+void Api::on_lines(std::function<void(LinesEvent&)> handler) {
+  // Decoded from msgpack directly: the initial event carries the whole buffer.
+  peer_.on_notification("nvim_buf_lines_event", [handler = std::move(handler)](
+                                                    const rpc::Message& message) {
+    const msgpack::object& params = message.params;
+    if (params.type != msgpack::type::ARRAY || params.via.array.size < 6) return;
+    const msgpack::object* p = params.via.array.ptr;
+    LinesEvent event;
+    event.buf = rpc::to_handle(p[0]).value_or(0);
+    event.changedtick = p[1].type == msgpack::type::NIL ? 0 : rpc::to_handle(p[1]).value_or(0);
+    event.first = rpc::to_handle(p[2]).value_or(0);
+    event.last = rpc::to_handle(p[3]).value_or(0);
+    if (p[4].type == msgpack::type::ARRAY) {
+      event.lines.reserve(p[4].via.array.size);
+      for (uint32_t i = 0; i < p[4].via.array.size; ++i) {
+        const msgpack::object& line = p[4].via.array.ptr[i];
+        if (line.type == msgpack::type::STR || line.type == msgpack::type::BIN) {
+          event.lines.emplace_back(line.via.str.ptr, line.via.str.size);
+        } else {
+          event.lines.emplace_back();
+        }
+      }
+    }
+    event.more = p[5].type == msgpack::type::BOOLEAN && p[5].via.boolean;
+    handler(event);
+  });
+}
+
+void Api::on_detach(std::function<void(int64_t buf)> handler) {
+  peer_.on_notification("nvim_buf_detach_event",
+                        [handler = std::move(handler)](const rpc::Message& message) {
+                          const msgpack::object& params = message.params;
+                          if (params.type != msgpack::type::ARRAY || params.via.array.size < 1) {
+                            return;
+                          }
+                          handler(rpc::to_handle(params.via.array.ptr[0]).value_or(0));
+                        });
+}
+
+}  // namespace toolhost::nvim

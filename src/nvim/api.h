@@ -1,0 +1,65 @@
+#pragma once
+// Typed asynchronous wrappers for the Neovim API calls the host uses, over an rpc::Peer.
+// Every call returns at once; its callback gets an error text (empty on success).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rpc/peer.h"
+
+namespace toolhost::nvim {
+
+// What nvim_get_api_info says of this Neovim. Features are decided by api_level (SPEC 11).
+struct ApiInfo {
+  int64_t channel = 0;
+  int64_t api_level = 0;
+  std::string version;  // "0.7.2"
+  // Extmark keys `invalidate`, `undo_restore` (0.10, level 12).
+  bool has_extmark_invalidate() const { return api_level >= 12; }
+  // User autocmd `data` (0.8, level 10).
+  bool has_autocmd_data() const { return api_level >= 10; }
+};
+
+ApiInfo parse_api_info(const nlohmann::json& result);
+
+// nvim_buf_lines_event: rows [first, last) were replaced by `lines`; last == -1 on the
+// initial event of nvim_buf_attach(send_buffer = true), which carries the whole buffer.
+struct LinesEvent {
+  int64_t buf = 0;
+  int64_t changedtick = 0;
+  int64_t first = 0;
+  int64_t last = 0;
+  std::vector<std::string> lines;
+  bool more = false;
+};
+
+class Api {
+ public:
+  template <class T>
+  using Done = std::function<void(const std::string& error, T value)>;
+
+  explicit Api(rpc::Peer& peer);
+
+  void get_api_info(Done<ApiInfo> done);
+  void buf_attach(int64_t buf, Done<bool> done);
+  void buf_detach(int64_t buf, Done<bool> done);
+  void buf_get_lines(int64_t buf, int64_t start, int64_t end,
+                     Done<std::vector<std::string>> done);
+  // Runs `code` with `...` = args; the callback gets what it returns.
+  void exec_lua(const std::string& code, const nlohmann::json& args, Done<nlohmann::json> done);
+
+  void on_lines(std::function<void(LinesEvent&)> handler);
+  void on_detach(std::function<void(int64_t buf)> handler);
+
+  rpc::Peer& peer() { return peer_; }
+
+ private:
+  void call(const std::string& method, const nlohmann::json& params, Done<nlohmann::json> done);
+  rpc::Peer& peer_;
+};
+
+}  // namespace toolhost::nvim

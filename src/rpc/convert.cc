@@ -1,0 +1,63 @@
+#include "rpc/convert.h"
+
+#include <sstream>
+
+namespace toolhost::rpc {
+
+std::optional<int64_t> to_handle(const msgpack::object& o) {
+  switch (o.type) {
+    case msgpack::type::POSITIVE_INTEGER: return static_cast<int64_t>(o.via.u64);
+    case msgpack::type::NEGATIVE_INTEGER: return o.via.i64;
+    case msgpack::type::EXT: {
+      // The payload is the handle, itself msgpack-encoded.
+      try {
+        msgpack::object_handle inner = msgpack::unpack(o.via.ext.data(), o.via.ext.size);
+        return to_handle(inner.get());
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+    default: return std::nullopt;
+  }
+}
+
+nlohmann::json to_json(const msgpack::object& o) {
+  switch (o.type) {
+    case msgpack::type::NIL: return nullptr;
+    case msgpack::type::BOOLEAN: return o.via.boolean;
+    case msgpack::type::POSITIVE_INTEGER: return o.via.u64;
+    case msgpack::type::NEGATIVE_INTEGER: return o.via.i64;
+    case msgpack::type::FLOAT32:
+    case msgpack::type::FLOAT64: return o.via.f64;
+    case msgpack::type::STR: return std::string(o.via.str.ptr, o.via.str.size);
+    case msgpack::type::BIN: return std::string(o.via.bin.ptr, o.via.bin.size);
+    case msgpack::type::EXT: {
+      auto handle = to_handle(o);
+      return handle ? nlohmann::json(*handle) : nlohmann::json(nullptr);
+    }
+    case msgpack::type::ARRAY: {
+      nlohmann::json array = nlohmann::json::array();
+      for (uint32_t i = 0; i < o.via.array.size; ++i) array.push_back(to_json(o.via.array.ptr[i]));
+      return array;
+    }
+    case msgpack::type::MAP: {
+      nlohmann::json map = nlohmann::json::object();
+      for (uint32_t i = 0; i < o.via.map.size; ++i) {
+        const auto& kv = o.via.map.ptr[i];
+        nlohmann::json key = to_json(kv.key);
+        map[key.is_string() ? key.get<std::string>() : key.dump()] = to_json(kv.val);
+      }
+      return map;
+    }
+  }
+  return nullptr;
+}
+
+std::string error_text(const msgpack::object& error) {
+  nlohmann::json value = to_json(error);
+  if (value.is_array() && value.size() >= 2 && value[1].is_string()) return value[1];
+  if (value.is_string()) return value;
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace toolhost::rpc

@@ -1,0 +1,22 @@
+#pragma once
+// msgpack objects to JSON values, for handlers that prefer one dynamic value type.
+
+#include <optional>
+#include <string>
+
+#include <msgpack.hpp>
+#include <nlohmann/json.hpp>
+
+namespace toolhost::rpc {
+
+// Neovim's Buffer/Window/Tabpage handles arrive as ext types 0-2 holding a msgpack integer;
+// they become that integer. Binary and invalid UTF-8 strings are kept byte for byte.
+nlohmann::json to_json(const msgpack::object& object);
+
+// An integer handle from an int or a Neovim ext type; nullopt for anything else.
+std::optional<int64_t> to_handle(const msgpack::object& object);
+
+// Neovim's error shape [type, "message"], a plain string, or anything else printed.
+std::string error_text(const msgpack::object& error);
+
+}  // namespace toolhost::rpc

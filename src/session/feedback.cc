@@ -1,0 +1,97 @@
+#include "session/feedback.h"
+
+namespace toolhost::session {
+
+Feedback::Feedback(uv_loop_t* loop, Send send) : send_(std::move(send)) {
+  uv_idle_init(loop, &idle_);
+  idle_.data = this;
+}
+
+void Feedback::close() {
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&idle_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&idle_), nullptr);
+  }
+}
+
+void Feedback::schedule() {
+  // An active idle handle makes the loop poll without blocking, so the batch leaves at the
+  // end of the current iteration whatever callback filled it.
+  if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&idle_))) {
+    uv_idle_start(&idle_, [](uv_idle_t* idle) { static_cast<Feedback*>(idle->data)->flush(); });
+  }
+}
+
+nlohmann::json& Feedback::buffer(int64_t buf, const char* list) {
+  schedule();
+  nlohmann::json& entry = buffers_[buf];
+  if (entry.is_null()) entry = {{"buf", buf}};
+  if (!entry.contains(list)) entry[list] = nlohmann::json::array();
+  return entry[list];
+}
+
+nlohmann::json& Feedback::top(const char* list) {
+  schedule();
+  if (!batch_.contains(list)) batch_[list] = nlohmann::json::array();
+  return batch_[list];
+}
+
+void Feedback::mark(int64_t buf, const std::string& key, int row, int end_row) {
+  buffer(buf, "marks").push_back({{"key", key}, {"row", row}, {"end_row", end_row}});
+}
+
+void Feedback::forget(int64_t buf, const std::string& key) {
+  buffer(buf, "forget").push_back(key);
+}
+
+void Feedback::diagnostic(int64_t buf, const std::string& key, int row, Severity severity,
+                          const std::string& message) {
+  buffer(buf, "diags").push_back({{"key", key},
+                                  {"row", row},
+                                  {"severity", static_cast<int>(severity)},
+                                  {"message", message}});
+}
+
+void Feedback::parse_errors(int64_t buf, nlohmann::json errors) {
+  schedule();
+  nlohmann::json& entry = buffers_[buf];
+  if (entry.is_null()) entry = {{"buf", buf}};
+  entry["errors"] = std::move(errors);
+}
+
+void Feedback::stream(int64_t buf, const std::string& key, std::vector<std::string> lines) {
+  buffer(buf, "stream").push_back({{"key", key}, {"lines", std::move(lines)}});
+}
+
+void Feedback::rewrite(int64_t buf, const std::string& key, std::vector<std::string> expect,
+                       std::vector<std::string> lines, std::vector<std::string> fallback,
+                       const std::string& job_id) {
+  buffer(buf, "edits").push_back({{"key", key},
+                                  {"expect", std::move(expect)},
+                                  {"lines", std::move(lines)},
+                                  {"fallback", std::move(fallback)},
+                                  {"job", job_id}});
+}
+
+void Feedback::job(nlohmann::json job) { top("jobs").push_back(std::move(job)); }
+
+void Feedback::event(const std::string& name, nlohmann::json data) {
+  top("events").push_back({{"name", name}, {"data", std::move(data)}});
+}
+
+void Feedback::notify(const std::string& message, const std::string& level) {
+  top("notify").push_back({{"message", message}, {"level", level}});
+}
+
+void Feedback::flush() {
+  uv_idle_stop(&idle_);
+  if (buffers_.empty() && batch_.is_null()) return;
+  nlohmann::json batch = std::move(batch_);
+  if (batch.is_null()) batch = nlohmann::json::object();
+  batch["buffers"] = nlohmann::json::array();
+  for (auto& [buf, entry] : buffers_) batch["buffers"].push_back(std::move(entry));
+  buffers_.clear();
+  batch_ = nullptr;
+  send_(std::move(batch));
+}
+
+}  // namespace toolhost::session

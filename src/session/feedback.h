@@ -1,0 +1,60 @@
+#pragma once
+// Collects everything the editor should show during one loop iteration and sends it as one
+// batch: one nvim_exec_lua call that lua/toolhost/ui.lua applies (SPEC 5).
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <uv.h>
+
+namespace toolhost::session {
+
+enum class Severity { Error = 1, Warn = 2, Info = 3, Hint = 4 };  // vim.diagnostic.severity
+
+class Feedback {
+ public:
+  using Send = std::function<void(nlohmann::json batch)>;
+
+  Feedback(uv_loop_t* loop, Send send);
+  // Closes the idle handle; the owner runs the loop once more before destroying this.
+  void close();
+  Feedback(const Feedback&) = delete;
+  Feedback& operator=(const Feedback&) = delete;
+
+  // The extmark of a block; Lua creates it once and lets it follow edits.
+  void mark(int64_t buf, const std::string& key, int row, int end_row);
+  // Forgets a block's extmark, diagnostic and streamed lines.
+  void forget(int64_t buf, const std::string& key);
+  void diagnostic(int64_t buf, const std::string& key, int row, Severity severity,
+                  const std::string& message);
+  // The buffer's parse errors, replacing the previous set.
+  void parse_errors(int64_t buf, nlohmann::json errors);
+  void stream(int64_t buf, const std::string& key, std::vector<std::string> lines);
+  // Replace the block (found by its extmark) by `lines` if it still reads `expect`;
+  // otherwise show `fallback` under it and warn (the conflict rule).
+  void rewrite(int64_t buf, const std::string& key, std::vector<std::string> expect,
+               std::vector<std::string> lines, std::vector<std::string> fallback,
+               const std::string& job_id);
+  void job(nlohmann::json job);
+  void event(const std::string& name, nlohmann::json data);
+  void notify(const std::string& message, const std::string& level);
+
+  // Sends what is collected now (normally done once per loop iteration).
+  void flush();
+
+ private:
+  nlohmann::json& buffer(int64_t buf, const char* list);
+  nlohmann::json& top(const char* list);
+  void schedule();
+
+  uv_idle_t idle_{};
+  Send send_;
+  nlohmann::json batch_;
+  std::map<int64_t, nlohmann::json> buffers_;
+};
+
+}  // namespace toolhost::session

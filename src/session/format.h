@@ -1,0 +1,21 @@
+#pragma once
+// Texts shared by diagnostics and result blocks.
+
+#include <optional>
+#include <string>
+
+#include "jobs/types.h"
+
+namespace toolhost::session {
+
+std::string format_duration(double seconds);   // "1.24s" (result blocks, ✓ diagnostics)
+std::string format_elapsed(double seconds);    // "3s", "2m05s" (running diagnostics)
+std::string format_timeout(uint64_t timeout_ms);  // "120s"
+std::string signal_name(int signal);           // "SIGTERM"
+
+// The diagnostic of a finished job: "✓ {tool} (1.24s)", "✗ {tool}: exit 2", …
+std::string finished_message(const jobs::JobInfo& job);
+// "⟳ {tool} (running 3s)"
+std::string running_message(const std::string& tool, double elapsed_s);
+
+}  // namespace toolhost::session

@@ -1,0 +1,140 @@
+#include "session/result_block.h"
+
+#include <algorithm>
+
+#include "session/format.h"
+#include "session/text_clean.h"
+
+namespace toolhost::session {
+namespace {
+
+constexpr size_t kStderrKeep = 50;
+
+std::string omitted_line(uint64_t count, const std::string& job_id) {
+  return "… " + std::to_string(count) + " lines omitted (:ToolOutput " + job_id + ") …";
+}
+
+// A stream's lines as far as memory holds them: the head, the number of lines lost between
+// head and tail (0 when nothing was dropped), and the tail.
+struct StreamLines {
+  std::vector<std::string> head;
+  uint64_t gap = 0;
+  std::vector<std::string> tail;
+  uint64_t total() const { return head.size() + gap + tail.size(); }
+};
+
+StreamLines stream_lines(const jobs::Capture& capture) {
+  StreamLines out;
+  if (capture.omitted_bytes() == 0) {
+    out.head = clean_lines(capture.text());
+    return out;
+  }
+  // The head and the tail each end (or start) in the middle of a line: drop the partial ones.
+  std::string_view head = capture.head();
+  head = head.substr(0, head.rfind('\n') == std::string_view::npos ? 0 : head.rfind('\n') + 1);
+  std::string tail = capture.tail();
+  size_t first_newline = tail.find('\n');
+  tail = first_newline == std::string::npos ? "" : tail.substr(first_newline + 1);
+  out.head = clean_lines(head);
+  out.tail = clean_lines(tail);
+  uint64_t total = capture.lines() + (capture.ends_with_newline() ? 0 : 1);
+  uint64_t kept = out.head.size() + out.tail.size();
+  out.gap = total > kept ? total - kept : 0;
+  return out;
+}
+
+// Keeps `first` lines from the start and `last` from the end, with one omission line between.
+void append_capped(std::vector<std::string>& out, const StreamLines& lines, uint64_t first,
+                   uint64_t last, const std::string& job_id) {
+  uint64_t total = lines.total();
+  if (first + last >= total) {
+    out.insert(out.end(), lines.head.begin(), lines.head.end());
+    if (lines.gap) out.push_back(omitted_line(lines.gap, job_id));
+    out.insert(out.end(), lines.tail.begin(), lines.tail.end());
+    return;
+  }
+  auto at = [&](uint64_t index) -> const std::string* {
+    if (index < lines.head.size()) return &lines.head[index];
+    uint64_t tail_start = lines.head.size() + lines.gap;
+    if (index >= tail_start) return &lines.tail[index - tail_start];
+    return nullptr;
+  };
+  uint64_t omitted = total - first - last;
+  for (uint64_t i = 0; i < first; ++i) {
+    if (const std::string* line = at(i)) out.push_back(*line); else { ++omitted; }
+  }
+  out.push_back(omitted_line(omitted, job_id));
+  for (uint64_t i = total - last; i < total; ++i) {
+    if (const std::string* line = at(i)) out.push_back(*line);
+  }
+}
+
+size_t longest_backtick_run(const std::vector<std::string>& lines) {
+  size_t longest = 0;
+  for (const auto& line : lines) {
+    size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos || start > 3) continue;
+    size_t end = line.find_first_not_of('`', start);
+    longest = std::max(longest, (end == std::string::npos ? line.size() : end) - start);
+  }
+  return longest;
+}
+
+}  // namespace
+
+std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOptions& options) {
+  std::vector<std::string> body;
+  if (!job.error.empty()) body.push_back("Error: " + job.error);
+  if (job.term_signal) {
+    body.push_back("Signal: " + signal_name(*job.term_signal));
+  } else if (job.exit_code) {
+    body.push_back("Exit code: " + std::to_string(*job.exit_code));
+  }
+  if (job.status == jobs::Status::TimedOut) {
+    body.push_back("Timed out after " + format_timeout(job.spec.timeout_ms));
+  }
+  StreamLines out = stream_lines(job.out);
+  StreamLines err = stream_lines(job.err);
+  uint64_t budget = options.max_lines;
+  uint64_t err_keep = err.total();
+  uint64_t out_keep = out.total();
+  if (out.total() + err.total() > budget) {
+    // Stderr keeps its last lines (at least kStderrKeep when it has them), stdout the rest.
+    err_keep = std::min<uint64_t>(err.total(),
+                                  std::max<uint64_t>(kStderrKeep, budget - std::min(budget, out.total())));
+    out_keep = budget - std::min(budget, err_keep);
+  }
+  if (out.total() > 0) {
+    body.push_back("Stdout:");
+    uint64_t head = out_keep / 4;
+    append_capped(body, out, head, out_keep - head, job.id);
+  }
+  if (err.total() > 0) {
+    body.push_back("Stderr:");
+    append_capped(body, err, 0, err_keep, job.id);
+  }
+  return body;
+}
+
+std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std::string> body,
+                                      const ResultOptions& options) {
+  for (auto& line : body) {
+    if (options.starts_message && options.starts_message(line)) line.insert(0, " ");
+  }
+  std::string fence(std::max<size_t>(4, longest_backtick_run(body) + 1), '`');
+  std::string header = fence + "result id=" + job.id + " tool=" + job.spec.tool +
+                       " status=" + std::string(jobs::to_string(job.status));
+  if (job.term_signal) {
+    header += " signal=" + signal_name(*job.term_signal);
+  } else if (job.exit_code) {
+    header += " exit=" + std::to_string(*job.exit_code);
+  }
+  header += " duration=" + format_duration(job.duration_s);
+  if (options.part > 0) header += " part=" + std::to_string(options.part);
+  std::vector<std::string> lines{header};
+  lines.insert(lines.end(), body.begin(), body.end());
+  lines.push_back(fence);
+  return lines;
+}
+
+}  // namespace toolhost::session

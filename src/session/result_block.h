@@ -1,0 +1,29 @@
+#pragma once
+// The ````result …```` block written under a finished call (SPEC 10.4), and the output cap
+// of SPEC 5.
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jobs/types.h"
+
+namespace toolhost::session {
+
+struct ResultOptions {
+  size_t max_lines = 200;  // both streams together
+  int part = 0;            // 1-based index inside a multi-call block, 0 when alone
+  // Whether a line would start a message in this buffer's dialect (then it gets a leading
+  // space, so the chat plugin's own parser does not split the reply there).
+  std::function<bool(std::string_view)> starts_message;
+};
+
+// `Exit code: N` / `Signal: NAME`, then Stdout: and Stderr: sections, capped.
+std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOptions& options);
+
+// Fence line, key=value header, the body (escaped), closing fence.
+std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std::string> body,
+                                      const ResultOptions& options);
+
+}  // namespace toolhost::session

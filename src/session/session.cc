@@ -1,0 +1,263 @@
+#include "session/session.h"
+
+#include <algorithm>
+
+#include "base/log.h"
+#include "parse/parser.h"
+#include "session/executed_form.h"
+#include "session/format.h"
+#include "session/result_block.h"
+#include "session/text_clean.h"
+#include "tools/runner.h"
+
+namespace toolhost::session {
+namespace {
+
+double seconds_since(uint64_t start_ns) {
+  return static_cast<double>(uv_hrtime() - start_ns) / 1e9;
+}
+
+nlohmann::json job_summary(const jobs::JobInfo& job, int64_t buf) {
+  nlohmann::json summary = {{"id", job.id},
+                            {"tool", job.spec.tool},
+                            {"status", jobs::to_string(job.status)},
+                            {"call", job.spec.call_id},
+                            {"buf", buf},
+                            {"pgid", job.pgid},
+                            {"duration", job.duration_s}};
+  if (job.exit_code) summary["exit_code"] = *job.exit_code;
+  if (job.term_signal) summary["signal"] = signal_name(*job.term_signal);
+  return summary;
+}
+
+}  // namespace
+
+Session::Session(Context context, int64_t buf, std::string root, std::string name)
+    : ctx_(context), buf_(buf), root_(std::move(root)), name_(std::move(name)) {}
+
+void Session::when_ready(std::function<void()> action) {
+  if (ready_) return action();
+  waiting_.push_back(std::move(action));
+}
+
+void Session::on_lines(const nvim::LinesEvent& event) {
+  if (event.last < 0) {
+    lines_ = event.lines;  // the initial event: the whole buffer
+  } else {
+    auto first = std::min<size_t>(static_cast<size_t>(event.first), lines_.size());
+    auto last = std::clamp<size_t>(static_cast<size_t>(event.last), first, lines_.size());
+    lines_.erase(lines_.begin() + first, lines_.begin() + last);
+    lines_.insert(lines_.begin() + first, event.lines.begin(), event.lines.end());
+  }
+  if (event.more) return;  // the rest of this change follows
+  reparse();
+  if (!ready_) {
+    ready_ = true;
+    auto waiting = std::move(waiting_);
+    for (auto& action : waiting) action();
+  }
+}
+
+void Session::reparse() {
+  parse::Options options;
+  options.tools = ctx_.tools;
+  options.roles = ctx_.config.roles;
+  options.complete = true;
+  parsed_ = parse::parse(lines_, options);
+
+  // New calls get an extmark; existing ones follow edits by themselves, so they are never
+  // moved from here (the mirror may lag behind what the user is typing).
+  std::map<std::string, int> seen;
+  for (const auto& call : parsed_.calls) {
+    seen[call.id] = call.start;
+    if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
+  }
+  for (const auto& [id, row] : marked_) {
+    if (!seen.count(id) && !active_.count(id)) ctx_.feedback.forget(buf_, id);
+  }
+  for (const auto& [id, active] : active_) seen.emplace(id, active.call.start);
+  marked_ = std::move(seen);
+
+  nlohmann::json errors = nlohmann::json::array();
+  for (const auto& error : parsed_.errors) {
+    errors.push_back({{"row", error.start}, {"end_row", error.end}, {"message", "✗ " + error.message}});
+  }
+  ctx_.feedback.parse_errors(buf_, std::move(errors));
+}
+
+const parse::ToolCall* Session::call_at(int row) const {
+  for (const auto& call : parsed_.calls) {
+    int end = call.result ? call.result->end : call.end;
+    if (row >= call.start && row < end) return &call;
+  }
+  return nullptr;
+}
+
+void Session::run_at(int row, bool force) {
+  const parse::ToolCall* call = call_at(row);
+  if (!call) return ctx_.feedback.notify("No tool call under the cursor", "error");
+  if (auto it = active_.find(call->id); it != active_.end()) {
+    return ctx_.feedback.notify("This tool call is already running (" + it->second.job_id + ")",
+                                "warn");
+  }
+  if (call->status != parse::CallStatus::Pending && !force) {
+    return ctx_.feedback.notify(
+        "This tool call has already run (" + std::string(parse::to_string(call->status)) +
+            "); use :ToolRun! to run it again",
+        "warn");
+  }
+  if (call->status != parse::CallStatus::Pending) {
+    return ctx_.feedback.notify("Re-running a finished call is not supported yet", "warn");
+  }
+  start(*call);
+}
+
+void Session::start(const parse::ToolCall& call) {
+  tools::RunOptions options{ctx_.config.shell, root_, ctx_.config.timeout_ms,
+                            ctx_.config.max_timeout_ms};
+  auto job = tools::job_for(call, options);
+  if (auto* refusal = std::get_if<tools::Refusal>(&job)) return finish_refused(call, refusal->reason);
+
+  jobs::JobSpec spec = std::get<jobs::JobSpec>(std::move(job));
+  spec.buffer_name = name_;
+  Active active;
+  active.call = call;
+  active.block.assign(lines_.begin() + call.start, lines_.begin() + call.end);
+  active.started_ns = uv_hrtime();
+  const std::string call_id = call.id;
+  auto [it, inserted] = active_.emplace(call_id, std::move(active));
+  if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
+  marked_[call_id] = call.start;
+
+  jobs::JobEvents events;
+  const int64_t buf = buf_;
+  Feedback& feedback = ctx_.feedback;
+  events.started = [&feedback, buf](const jobs::JobInfo& job) {
+    feedback.job(job_summary(job, buf));
+    feedback.event("ToolhostJobStarted", job_summary(job, buf));
+  };
+  events.output = [this, call_id](const jobs::JobInfo&, jobs::Stream, std::string_view data) {
+    if (auto found = active_.find(call_id); found != active_.end()) on_output(found->second, data);
+  };
+  events.finished = [this](const jobs::JobInfo& job) { on_finished(job); };
+  it->second.job_id = ctx_.engine.submit(std::move(spec), std::move(events));
+  log::info("session: buffer " + std::to_string(buf_) + " runs " + call.tool + " as " +
+            it->second.job_id);
+  if (const jobs::JobInfo* job = ctx_.engine.find(it->second.job_id);
+      job && job->status == jobs::Status::Queued) {
+    ctx_.feedback.diagnostic(buf_, call_id, call.start, Severity::Hint,
+                             "⟳ " + call.tool + " (queued)");
+  }
+  tick();
+}
+
+void Session::on_output(Active& active, std::string_view data) {
+  active.partial.append(data);
+  size_t newline;
+  size_t keep = std::max<size_t>(1, ctx_.config.stream_lines);
+  while ((newline = active.partial.find('\n')) != std::string::npos) {
+    active.tail.push_back(clean_line(std::string_view(active.partial).substr(0, newline)));
+    active.partial.erase(0, newline + 1);
+    if (active.tail.size() > keep) active.tail.pop_front();
+  }
+  // A progress bar without newlines must not grow without bound.
+  if (active.partial.size() > 4096) active.partial.erase(0, active.partial.size() - 4096);
+  active.stream_dirty = true;
+}
+
+void Session::tick() {
+  for (auto& [id, active] : active_) {
+    const jobs::JobInfo* job = ctx_.engine.find(active.job_id);
+    if (!job || job->status != jobs::Status::Running) continue;
+    double elapsed = seconds_since(active.started_ns);
+    if (static_cast<long>(elapsed) != active.shown_second) {
+      active.shown_second = static_cast<long>(elapsed);
+      ctx_.feedback.diagnostic(buf_, id, active.call.start, Severity::Hint,
+                               running_message(active.call.tool, elapsed));
+    }
+    if (active.stream_dirty) {
+      active.stream_dirty = false;
+      std::vector<std::string> lines(active.tail.begin(), active.tail.end());
+      if (!active.partial.empty()) lines.push_back(clean_line(active.partial));
+      size_t keep = std::max<size_t>(1, ctx_.config.stream_lines);
+      if (lines.size() > keep) lines.erase(lines.begin(), lines.end() - keep);
+      ctx_.feedback.stream(buf_, id, std::move(lines));
+    }
+  }
+}
+
+bool Session::starts_message(std::string_view line) const {
+  auto any = [&](const std::vector<std::string>& names) {
+    return std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+      auto is = [&](const std::string& prefix) {
+        return line.substr(0, prefix.size()) == prefix;
+      };
+      return is(name + ":") || line == "## " + name || is("## " + name + " (") ||
+             line == "# " + name;
+    });
+  };
+  const auto& roles = ctx_.config.roles;
+  return any(roles.user) || any(roles.assistant) || any(roles.system);
+}
+
+void Session::on_finished(const jobs::JobInfo& job) {
+  auto it = std::find_if(active_.begin(), active_.end(),
+                         [&](const auto& entry) { return entry.second.job_id == job.id; });
+  if (it == active_.end()) return;
+  Active active = std::move(it->second);
+  active_.erase(it);
+  nlohmann::json summary = job_summary(job, buf_);
+  ctx_.feedback.job(summary);
+  ctx_.feedback.stream(buf_, active.call.id, {});
+  ResultOptions options;
+  options.max_lines = ctx_.config.max_lines;
+  write_result(active.call, active.block, job, terminal_body(job, options),
+               finished_message(job));
+  ctx_.feedback.event("ToolhostJobFinished", summary);
+}
+
+void Session::write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
+                           const jobs::JobInfo& job, std::vector<std::string> body,
+                           const std::string& message) {
+  if (detached_) return;  // the buffer is gone: only the job record keeps the result
+  ResultOptions options;
+  options.part = call.part;
+  options.starts_message = [this](std::string_view line) { return starts_message(line); };
+  std::vector<std::string> result = result_block(job, std::move(body), options);
+  std::vector<std::string> lines = executed_form(call, block, job.status);
+  lines.insert(lines.end(), result.begin(), result.end());
+  ctx_.feedback.rewrite(buf_, call.id, block, std::move(lines), std::move(result), job.id);
+  ctx_.feedback.diagnostic(buf_, call.id, call.start,
+                           job.status == jobs::Status::Succeeded ? Severity::Info
+                                                                  : Severity::Error,
+                           message);
+}
+
+void Session::finish_refused(const parse::ToolCall& call, const std::string& reason) {
+  // Policy refusals are finished calls with a `failed` result, so the model reads why.
+  jobs::JobSpec spec;
+  spec.tool = call.tool;
+  spec.call_id = call.id;
+  spec.params = call.params;
+  spec.buffer_name = name_;
+  const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason);
+  std::vector<std::string> block(lines_.begin() + call.start, lines_.begin() + call.end);
+  if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
+  write_result(call, block, job, {"Refused: " + reason},
+               "✗ " + call.tool + ": refused: " + reason);
+  ctx_.feedback.event("ToolhostJobFinished", job_summary(job, buf_));
+}
+
+bool Session::cancel_at(int row) {
+  const parse::ToolCall* call = call_at(row);
+  if (!call) return false;
+  auto it = active_.find(call->id);
+  return it != active_.end() && ctx_.engine.cancel(it->second.job_id);
+}
+
+void Session::detach() {
+  detached_ = true;
+  waiting_.clear();
+}
+
+}  // namespace toolhost::session

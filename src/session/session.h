@@ -1,0 +1,85 @@
+#pragma once
+// One attached chat buffer: its line mirror, what the parser finds in it, and the tool calls
+// it is running. The only place that joins parse, jobs, tools and the editor feedback.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "jobs/engine.h"
+#include "nvim/api.h"
+#include "parse/types.h"
+#include "session/config.h"
+#include "session/feedback.h"
+
+namespace toolhost::session {
+
+struct Context {
+  nvim::Api& api;
+  Feedback& feedback;
+  jobs::Engine& engine;
+  const Config& config;
+  const parse::ToolTable& tools;
+};
+
+class Session {
+ public:
+  Session(Context context, int64_t buf, std::string root, std::string name);
+
+  int64_t buf() const { return buf_; }
+  // The mirror is loaded once the initial nvim_buf_lines_event arrived; commands that came
+  // earlier wait for it.
+  void when_ready(std::function<void()> action);
+  void on_lines(const nvim::LinesEvent& event);
+
+  // The user's run of the call at `row` (0-based). `force` re-runs a finished call.
+  void run_at(int row, bool force);
+  // Cancels the running call at `row`; false when there is none.
+  bool cancel_at(int row);
+  bool has_active() const { return !active_.empty(); }
+  // Streams output and refreshes running diagnostics; called by the host's ticker.
+  void tick();
+  // The buffer is gone: forget its calls (their jobs still finish into history).
+  void detach();
+
+ private:
+  struct Active {
+    parse::ToolCall call;              // as it was when it started
+    std::vector<std::string> block;    // the block's lines then: the conflict check expects them
+    std::string job_id;
+    uint64_t started_ns = 0;
+    long shown_second = -1;
+    std::deque<std::string> tail;      // the last stream_lines complete output lines
+    std::string partial;               // output after the last newline
+    bool stream_dirty = false;
+  };
+
+  void reparse();
+  const parse::ToolCall* call_at(int row) const;
+  void start(const parse::ToolCall& call);
+  void on_output(Active& active, std::string_view data);
+  void on_finished(const jobs::JobInfo& job);
+  void finish_refused(const parse::ToolCall& call, const std::string& reason);
+  // Rewrites the block to its executed form with the result block under it.
+  void write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
+                    const jobs::JobInfo& job, std::vector<std::string> body,
+                    const std::string& message);
+  bool starts_message(std::string_view line) const;
+
+  Context ctx_;
+  int64_t buf_;
+  std::string root_;
+  std::string name_;
+  bool ready_ = false;
+  bool detached_ = false;
+  std::vector<std::function<void()>> waiting_;
+  std::vector<std::string> lines_;
+  parse::ParseResult parsed_;
+  std::map<std::string, int> marked_;          // call id -> row its extmark was created at
+  std::map<std::string, Active> active_;       // by call id
+};
+
+}  // namespace toolhost::session

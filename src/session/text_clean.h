@@ -1,0 +1,19 @@
+#pragma once
+// Makes tool output safe and readable in a buffer (SPEC 5): ANSI escapes stripped, `\r`
+// progress lines collapsed, control characters in caret form, invalid UTF-8 as <xx>,
+// lines cut at 500 code points.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace toolhost::session {
+
+constexpr size_t kMaxLineCodePoints = 500;
+
+std::string clean_line(std::string_view raw);
+// Splits on '\n' (a final newline ends the last line, it does not start an empty one) and
+// cleans every line.
+std::vector<std::string> clean_lines(std::string_view text);
+
+}  // namespace toolhost::session
