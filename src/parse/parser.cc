@@ -47,6 +47,17 @@ bool closes_fence(std::string_view line, size_t open_len) {
   return n >= open_len && line.find_first_not_of('`', n) == std::string_view::npos;
 }
 
+// "✓ Executed: `cmd`" and its failure forms: the command, or nullopt.
+std::optional<std::string> executed_command(std::string_view line) {
+  for (std::string_view prefix : {"✓ Executed: `", "✗ Failed: `", "✗ Timed out: `",
+                                  "✗ Canceled: `", "✗ Interrupted: `", "✗ Rejected: `"}) {
+    if (starts_with(line, prefix) && line.size() > prefix.size() && line.back() == '`') {
+      return std::string(line.substr(prefix.size(), line.size() - prefix.size() - 1));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ParseResult parse(const std::vector<std::string>& lines, const Options& options) {
@@ -63,6 +74,27 @@ ParseResult parse(const std::vector<std::string>& lines, const Options& options)
     const Message& message = out.messages[m];
     if (message.role != Role::Assistant) continue;
     for (int row = message.start; row < message.end; ++row) {
+      if (auto executed = executed_command(lines[row])) {
+        int end = row + 1;
+        while (end < message.end && starts_with(lines[end], "> ")) ++end;
+        if (end >= message.end || !starts_with(lines[end], "````result ")) continue;
+        int result_end = end + 1;
+        while (result_end < message.end && lines[result_end] != "````") ++result_end;
+        ToolCall call;
+        call.tool = "run_terminal_command";
+        call.params = {{"command", *executed}};
+        call.start = row;
+        call.end = end;
+        call.message = static_cast<int>(m);
+        call.executed_form = true;
+        call.status = CallStatus::Succeeded;
+        call.result = ResultRef{end, std::min(result_end + 1, message.end), "", ""};
+        std::string key = call.tool + '\0' + call.params.dump();
+        call.id = call_id(call.tool, call.params, seen[key]++);
+        out.calls.push_back(std::move(call));
+        row = result_end;
+        continue;
+      }
       if (lines[row] != "**bash**" || row + 1 >= message.end) continue;
       size_t open = fence_length(lines[row + 1]);
       if (open == 0) continue;

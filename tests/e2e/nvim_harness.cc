@@ -1,0 +1,181 @@
+#include "e2e/nvim_harness.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "rpc/convert.h"
+
+namespace toolhost::e2e {
+namespace fs = std::filesystem;
+
+NvimHarness::NvimHarness(const nlohmann::json& setup_opts) {
+  uv_loop_init(&loop_);
+  char pattern[] = "/tmp/toolhost-e2e-XXXXXX";
+  temp_dir_ = ::mkdtemp(pattern);
+
+  int to_nvim[2], from_nvim[2];
+  if (::pipe2(to_nvim, O_CLOEXEC) || ::pipe2(from_nvim, O_CLOEXEC)) {
+    throw std::runtime_error("pipe2 failed");
+  }
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  for (const char* name : {"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}) {
+    env_strings.push_back(std::string(name) + "=" + temp_dir_ + "/" + name);
+  }
+  std::vector<char*> env;
+  for (auto& s : env_strings) env.push_back(s.data());
+  env.push_back(nullptr);
+  const char* args[] = {"nvim", "--embed", "--headless", "--clean", "-n", nullptr};
+  uv_stdio_container_t stdio[3];
+  stdio[0].flags = UV_INHERIT_FD;
+  stdio[0].data.fd = to_nvim[0];
+  stdio[1].flags = UV_INHERIT_FD;
+  stdio[1].data.fd = from_nvim[1];
+  stdio[2].flags = UV_INHERIT_FD;
+  stdio[2].data.fd = 2;
+  uv_process_options_t options{};
+  options.file = "nvim";
+  options.args = const_cast<char**>(args);
+  options.env = env.data();
+  options.cwd = temp_dir_.c_str();
+  options.stdio_count = 3;
+  options.stdio = stdio;
+  options.exit_cb = [](uv_process_t* p, int64_t, int) {
+    static_cast<NvimHarness*>(p->data)->exited_ = true;
+  };
+  process_.data = this;
+  if (int rc = uv_spawn(&loop_, &process_, &options)) {
+    throw std::runtime_error(std::string("cannot start nvim: ") + uv_strerror(rc));
+  }
+  ::close(to_nvim[0]);
+  ::close(from_nvim[1]);
+  peer_ = std::make_unique<rpc::Peer>(&loop_);
+  peer_->open(from_nvim[0], to_nvim[1]);
+  // Notifications from Neovim to this client: kept in order for wait_for().
+  for (const char* method : {"ToolhostJobStarted", "ToolhostJobFinished", "ToolhostAllDone",
+                             "diagnostics", "event"}) {
+    peer_->on_notification(method, [this, method](const rpc::Message& message) {
+      nlohmann::json params = rpc::to_json(message.params);
+      notifications_.emplace_back(method, params.is_array() && !params.empty() ? params[0]
+                                                                               : params);
+    });
+  }
+
+  channel_ = request("nvim_get_api_info", nlohmann::json::array())[0].get<int64_t>();
+  nlohmann::json opts = {{"binary", TOOLHOST_BINARY}, {"log_level", "debug"}};
+  opts.update(setup_opts);
+  lua(R"(
+    local root, opts = ...
+    vim.opt.rtp:prepend(root)
+    vim.cmd("runtime plugin/toolhost.lua")
+    assert(require("toolhost").setup(opts))
+  )",
+      {TOOLHOST_SOURCE_DIR, opts});
+}
+
+NvimHarness::~NvimHarness() {
+  if (peer_ && peer_->is_open()) {
+    peer_->notify("nvim_command", {"qa!"});
+  }
+  try {
+    run_until([this] { return exited_; }, std::chrono::seconds(10), "nvim to exit");
+  } catch (const std::exception&) {
+    uv_process_kill(&process_, SIGKILL);
+    run_until([this] { return exited_; }, std::chrono::seconds(5), "nvim to die");
+  }
+  peer_->close();
+  uv_close(reinterpret_cast<uv_handle_t*>(&process_), nullptr);
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  uv_loop_close(&loop_);
+  std::error_code ec;
+  fs::remove_all(temp_dir_, ec);
+}
+
+void NvimHarness::run_until(const std::function<bool()>& done,
+                            std::chrono::milliseconds deadline, const std::string& what) {
+  uv_timer_t timer;
+  bool expired = false;
+  uv_timer_init(&loop_, &timer);
+  timer.data = &expired;
+  uv_timer_start(
+      &timer, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; },
+      static_cast<uint64_t>(deadline.count()), 0);
+  while (!done() && !expired) uv_run(&loop_, UV_RUN_ONCE);
+  uv_close(reinterpret_cast<uv_handle_t*>(&timer), nullptr);
+  uv_run(&loop_, UV_RUN_NOWAIT);
+  if (!done()) throw std::runtime_error("timed out waiting for " + what);
+}
+
+nlohmann::json NvimHarness::request(const std::string& method, const nlohmann::json& params) {
+  bool answered = false;
+  std::string error;
+  nlohmann::json result;
+  peer_->request(method, params, [&](const rpc::Response& response) {
+    answered = true;
+    error = response.error;
+    if (response.ok()) result = rpc::to_json(response.result);
+  });
+  run_until([&] { return answered; }, std::chrono::seconds(20), method);
+  if (!error.empty()) throw std::runtime_error(method + ": " + error);
+  return result;
+}
+
+nlohmann::json NvimHarness::lua(const std::string& code, const nlohmann::json& args) {
+  return request("nvim_exec_lua", {code, args});
+}
+
+void NvimHarness::command(const std::string& cmd) { request("nvim_command", nlohmann::json::array({cmd})); }
+
+nlohmann::json NvimHarness::wait_for(const std::string& method,
+                                     std::chrono::milliseconds deadline) {
+  auto find = [&] {
+    for (auto it = notifications_.begin(); it != notifications_.end(); ++it) {
+      if (it->first == method) return it;
+    }
+    return notifications_.end();
+  };
+  run_until([&] { return find() != notifications_.end(); }, deadline, "notification " + method);
+  auto it = find();
+  nlohmann::json params = std::move(it->second);
+  notifications_.erase(it);
+  return params;
+}
+
+void NvimHarness::forward_user_event(const std::string& pattern) {
+  lua(R"(
+    local chan, pattern = ...
+    vim.api.nvim_create_autocmd("User", { pattern = pattern, callback = function()
+      vim.rpcnotify(chan, pattern, vim.g.toolhost_event)
+    end })
+  )",
+      {channel_, pattern});
+}
+
+void NvimHarness::forward_diagnostics() {
+  lua(R"(
+    local chan = ...
+    vim.api.nvim_create_autocmd("DiagnosticChanged", { callback = function(args)
+      vim.rpcnotify(chan, "diagnostics", vim.diagnostic.get(args.buf))
+    end })
+  )",
+      nlohmann::json::array({channel_}));
+}
+
+int64_t NvimHarness::open_fixture(const std::string& fixture, const std::string& as_name) {
+  fs::path target = fs::path(temp_dir_) / as_name;
+  fs::copy_file(fs::path(TOOLHOST_FIXTURES) / fixture, target,
+                fs::copy_options::overwrite_existing);
+  command("edit " + target.string());
+  return lua("return vim.api.nvim_get_current_buf()").get<int64_t>();
+}
+
+std::vector<std::string> NvimHarness::lines(int64_t buf) {
+  return request("nvim_buf_get_lines", {buf, 0, -1, false}).get<std::vector<std::string>>();
+}
+
+}  // namespace toolhost::e2e

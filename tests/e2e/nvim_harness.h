@@ -1,0 +1,59 @@
+#pragma once
+// Drives a real `nvim --embed --headless --clean` over msgpack-RPC (our own rpc::Peer as the
+// client) with the plugin loaded from this checkout. Every wait runs the event loop until
+// the awaited message arrives; the deadline only turns a hang into a test failure.
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <uv.h>
+
+#include "rpc/peer.h"
+
+namespace toolhost::e2e {
+
+class NvimHarness {
+ public:
+  // Starts Neovim with XDG dirs under a fresh temporary directory, loads the plugin and
+  // calls setup() with `setup_opts` merged over the test defaults.
+  explicit NvimHarness(const nlohmann::json& setup_opts = nlohmann::json::object());
+  ~NvimHarness();
+
+  // Synchronous from the test's point of view; throws on an error response or timeout.
+  nlohmann::json request(const std::string& method, const nlohmann::json& params);
+  nlohmann::json lua(const std::string& code, const nlohmann::json& args = nlohmann::json::array());
+  void command(const std::string& cmd);
+
+  // Waits for a notification `method` sent by Neovim (e.g. from an autocmd that calls
+  // vim.rpcnotify(channel, …)); returns its params. Throws on timeout.
+  nlohmann::json wait_for(const std::string& method,
+                          std::chrono::milliseconds deadline = std::chrono::seconds(20));
+  // Forwards `User {pattern}` autocmds to this client as notification `pattern`.
+  void forward_user_event(const std::string& pattern);
+  // Forwards DiagnosticChanged as notification "diagnostics" with the buffer's diagnostics.
+  void forward_diagnostics();
+
+  // Copies a fixture into the temporary directory and opens it; returns the buffer number.
+  int64_t open_fixture(const std::string& fixture, const std::string& as_name);
+  std::vector<std::string> lines(int64_t buf = 0);
+  std::string temp_dir() const { return temp_dir_; }
+  int64_t channel() const { return channel_; }
+
+ private:
+  void run_until(const std::function<bool()>& done, std::chrono::milliseconds deadline,
+                 const std::string& what);
+
+  uv_loop_t loop_{};
+  uv_process_t process_{};
+  bool exited_ = false;
+  std::unique_ptr<rpc::Peer> peer_;
+  std::string temp_dir_;
+  int64_t channel_ = 0;
+  std::deque<std::pair<std::string, nlohmann::json>> notifications_;
+};
+
+}  // namespace toolhost::e2e
