@@ -230,3 +230,4 @@ TEST(ToolRun, NoCallUnderCursorIsAnError) {
 
 }  // namespace
 }  // namespace toolhost::e2e
+

@@ -1,0 +1,236 @@
+// The toolhost binary as Neovim sees it: a msgpack-RPC server on stdio that answers,
+// rejects bad input cleanly and exits when its channel closes or it is told to stop.
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <uv.h>
+
+#include "rpc/convert.h"
+#include "rpc/peer.h"
+
+namespace toolhost::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class HostProcess {
+ public:
+  HostProcess() {
+    uv_loop_init(&loop_);
+    char pattern[] = "/tmp/toolhost-host-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    int to_host[2], from_host[2];
+    EXPECT_EQ(::pipe2(to_host, O_CLOEXEC), 0);
+    EXPECT_EQ(::pipe2(from_host, O_CLOEXEC), 0);
+    std::string log = dir_ + "/host.log";
+    std::string state = dir_ + "/state", cache = dir_ + "/cache";
+    const char* args[] = {TOOLHOST_BINARY, "--stdio",      "--state-dir", state.c_str(),
+                          "--cache-dir",   cache.c_str(),  "--log-file",  log.c_str(),
+                          "--log-level",   "debug",        nullptr};
+    uv_stdio_container_t stdio[3];
+    stdio[0].flags = UV_INHERIT_FD;
+    stdio[0].data.fd = to_host[0];
+    stdio[1].flags = UV_INHERIT_FD;
+    stdio[1].data.fd = from_host[1];
+    stdio[2].flags = UV_INHERIT_FD;
+    stdio[2].data.fd = 2;
+    uv_process_options_t options{};
+    options.file = TOOLHOST_BINARY;
+    options.args = const_cast<char**>(args);
+    options.stdio_count = 3;
+    options.stdio = stdio;
+    options.exit_cb = [](uv_process_t* p, int64_t status, int signal) {
+      auto* self = static_cast<HostProcess*>(p->data);
+      self->exited_ = true;
+      self->exit_status_ = status;
+      self->term_signal_ = signal;
+    };
+    process_.data = this;
+    EXPECT_EQ(uv_spawn(&loop_, &process_, &options), 0);
+    ::close(to_host[0]);
+    ::close(from_host[1]);
+    write_fd_ = to_host[1];
+    peer_ = std::make_unique<rpc::Peer>(&loop_);
+    peer_->open(from_host[0], ::dup(write_fd_));
+    // The host asks who Neovim is; answer like Neovim 0.7 would.
+    peer_->on_request("nvim_get_api_info", [](const rpc::Message&, rpc::Peer::Respond respond) {
+      respond(nullptr, json::array({1, {{"version", {{"api_level", 9}, {"major", 0},
+                                                     {"minor", 7}, {"patch", 2}}}}}));
+    });
+  }
+
+  ~HostProcess() {
+    if (!exited_) uv_process_kill(&process_, SIGKILL);
+    run_until([this] { return exited_; });
+    peer_->close();
+    if (write_fd_ >= 0) ::close(write_fd_);
+    uv_close(reinterpret_cast<uv_handle_t*>(&process_), nullptr);
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    uv_loop_close(&loop_);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // Runs the loop until `done`; false when 10 s pass first (a hang, not a timing target).
+  bool run_until(const std::function<bool()>& done) {
+    uv_timer_t timer;
+    bool expired = false;
+    uv_timer_init(&loop_, &timer);
+    timer.data = &expired;
+    uv_timer_start(&timer, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, 10000, 0);
+    while (!done() && !expired) uv_run(&loop_, UV_RUN_ONCE);
+    uv_close(reinterpret_cast<uv_handle_t*>(&timer), nullptr);
+    uv_run(&loop_, UV_RUN_NOWAIT);
+    return done();
+  }
+
+  // Plays the Neovim side of a chat buffer: answers nvim_buf_attach with the buffer's lines
+  // and records every feedback batch the host sends.
+  void serve_buffer(std::vector<std::string> lines) {
+    peer_->on_request("nvim_buf_attach", [this, lines](const rpc::Message& message,
+                                                       rpc::Peer::Respond respond) {
+      json params = rpc::to_json(message.params);
+      respond(nullptr, true);
+      peer_->notify("nvim_buf_lines_event", json::array({params[0], 1, 0, -1, lines, false}));
+    });
+    peer_->on_request("nvim_exec_lua", [this](const rpc::Message& message,
+                                              rpc::Peer::Respond respond) {
+      batches_.push_back(rpc::to_json(message.params)[1][0]);
+      respond(nullptr, json::object());
+    });
+  }
+
+  // The first job summary with `status` in any batch so far.
+  json job_with_status(const std::string& status) const {
+    for (const auto& batch : batches_) {
+      for (const auto& job : batch.value("jobs", json::array())) {
+        if (job["status"] == status) return job;
+      }
+    }
+    return nullptr;
+  }
+
+  rpc::Response request(const std::string& method, const json& params, json* result) {
+    bool answered = false;
+    rpc::Response out;
+    peer_->request(method, params, [&](const rpc::Response& response) {
+      answered = true;
+      out.error = response.error;
+      if (result && response.ok()) *result = rpc::to_json(response.result);
+    });
+    EXPECT_TRUE(run_until([&] { return answered; })) << method;
+    return out;
+  }
+
+  void close_stdin() {
+    peer_->close();
+    ::close(write_fd_);
+    write_fd_ = -1;
+  }
+
+  std::string log() const {
+    std::ifstream in(dir_ + "/host.log");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  uv_loop_t loop_{};
+  uv_process_t process_{};
+  std::unique_ptr<rpc::Peer> peer_;
+  std::string dir_;
+  int write_fd_ = -1;
+  std::vector<json> batches_;
+  bool exited_ = false;
+  int64_t exit_status_ = -1;
+  int term_signal_ = 0;
+};
+
+TEST(HostProcess, AnswersPing) {
+  HostProcess host;
+  json result;
+  EXPECT_TRUE(host.request("toolhost.ping", json::array(), &result).ok());
+  EXPECT_EQ(result["version"], "0.1.0");
+  EXPECT_EQ(result["pid"], host.process_.pid);
+}
+
+TEST(HostProcess, UnknownMethodIsAnErrorResponse) {
+  HostProcess host;
+  rpc::Response response = host.request("no.such.method", json::array(), nullptr);
+  EXPECT_EQ(response.error, "unknown method: no.such.method");
+  json result;
+  EXPECT_TRUE(host.request("toolhost.ping", json::array(), &result).ok());  // still serving
+}
+
+TEST(HostProcess, MalformedInputClosesCleanly) {
+  HostProcess host;
+  json result;
+  ASSERT_TRUE(host.request("toolhost.ping", json::array(), &result).ok());
+  const char garbage[] = "\xc1\xc1 not msgpack";  // 0xc1 is never used by msgpack
+  ASSERT_EQ(::write(host.write_fd_, garbage, sizeof garbage - 1),
+            static_cast<ssize_t>(sizeof garbage - 1));
+  ASSERT_TRUE(host.run_until([&] { return host.exited_; }));
+  EXPECT_EQ(host.exit_status_, 0);
+  EXPECT_EQ(host.term_signal_, 0);
+  EXPECT_NE(host.log().find("malformed"), std::string::npos) << host.log();
+}
+
+TEST(HostProcess, ExitsWhenNeovimClosesTheChannel) {
+  HostProcess host;
+  json result;
+  ASSERT_TRUE(host.request("toolhost.ping", json::array(), &result).ok());
+  host.close_stdin();
+  ASSERT_TRUE(host.run_until([&] { return host.exited_; }));
+  EXPECT_EQ(host.exit_status_, 0);
+  EXPECT_NE(host.log().find("shutting down: end of input"), std::string::npos) << host.log();
+}
+
+TEST(HostProcess, SigtermExitsCleanly) {
+  HostProcess host;
+  json result;
+  ASSERT_TRUE(host.request("toolhost.ping", json::array(), &result).ok());
+  uv_process_kill(&host.process_, SIGTERM);
+  ASSERT_TRUE(host.run_until([&] { return host.exited_; }));
+  EXPECT_EQ(host.exit_status_, 0);
+  EXPECT_EQ(host.term_signal_, 0);
+}
+
+// Waits until process `pid` (not our child) exits: a pidfd becomes readable then.
+bool wait_for_exit(int pid, int timeout_ms) {
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) return errno == ESRCH;  // already gone
+  pollfd p{fd, POLLIN, 0};
+  int ready = ::poll(&p, 1, timeout_ms);
+  ::close(fd);
+  return ready == 1;
+}
+
+// Neovim kills its jobs' process trees when it exits; the host must not rely on that (a
+// crashed Neovim, :ToolhostRestart). Here nothing but the host can end the job.
+TEST(HostProcess, ClosedChannelEndsRunningJobs) {
+  HostProcess host;
+  host.serve_buffer({"USER: hi", "ASSISTANT: ok", "**bash**", "```bash", "sleep 30", "```"});
+  host.peer_->notify("toolhost.attach", json::array({{{"buf", 1}, {"root", host.dir_}}}));
+  host.peer_->notify("toolhost.run", json::array({{{"buf", 1}, {"row", 4}}}));
+  ASSERT_TRUE(host.run_until([&] { return !host.job_with_status("running").is_null(); }));
+  int pgid = host.job_with_status("running")["pgid"].get<int>();
+  ASSERT_GT(pgid, 0);
+  ASSERT_EQ(::kill(-pgid, 0), 0);
+
+  host.close_stdin();
+  ASSERT_TRUE(host.run_until([&] { return host.exited_; }));
+  EXPECT_EQ(host.exit_status_, 0);
+  EXPECT_TRUE(wait_for_exit(pgid, 5000)) << "job " << pgid << " outlived the host";
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
