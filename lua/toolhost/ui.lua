@@ -124,6 +124,27 @@ local function conflict(buf, st, edit, why)
   return "conflict"
 end
 
+-- Where a fenced block's result goes: after the block and after the result blocks of lower
+-- parts that already follow it, so results stay in call order whatever order jobs end in.
+local function insertion_row(buf, last, part)
+  local count = api.nvim_buf_line_count(buf)
+  local row = last + 1
+  while row < count do
+    local line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+    local fence, rest = line:match("^(````+)result (.*)$")
+    local other = rest and tonumber(rest:match("part=(%d+)"))
+    if not other or other >= part then
+      break
+    end
+    local close = row + 1
+    while close < count and api.nvim_buf_get_lines(buf, close, close + 1, false)[1] ~= fence do
+      close = close + 1
+    end
+    row = close + 1
+  end
+  return math.min(row, count)
+end
+
 -- Rewrites a block if it still reads what the host expects; returns what became of it.
 local function try_edit(buf, st, edit)
   local row, last = mark_range(buf, st, edit.key)
@@ -137,7 +158,12 @@ local function try_edit(buf, st, edit)
   if not vim.deep_equal(current, edit.expect) then
     return conflict(buf, st, edit, "the block changed while it ran")
   end
-  local ok, err = pcall(api.nvim_buf_set_lines, buf, row, last + 1, false, edit.lines)
+  local first, stop = row, last + 1
+  if edit.insert_part then
+    first = insertion_row(buf, last, edit.insert_part)
+    stop = first
+  end
+  local ok, err = pcall(api.nvim_buf_set_lines, buf, first, stop, false, edit.lines)
   if not ok then
     if tostring(err):match("E565") or tostring(err):match("textlock") then
       return "waiting"
@@ -145,7 +171,9 @@ local function try_edit(buf, st, edit)
     return conflict(buf, st, edit, tostring(err))
   end
   vim.b[buf].toolhost_own_tick = api.nvim_buf_get_changedtick(buf)
-  set_mark(buf, st, edit.key, row, row + #edit.lines - 1)
+  if not edit.insert_part then
+    set_mark(buf, st, edit.key, row, row + #edit.lines - 1)
+  end
   return "applied"
 end
 

@@ -10,6 +10,10 @@
 
 namespace toolhost::session {
 
+// Fenced dialects (CodeCompanion XML, JSON) and already executed blocks stay as they are:
+// their result block goes after them.
+bool keeps_block(const parse::ToolCall& call);
+
 // The block's new lines (the result block is appended by the caller).
 std::vector<std::string> executed_form(const parse::ToolCall& call,
                                        const std::vector<std::string>& block_lines,

@@ -62,14 +62,14 @@ void Feedback::stream(int64_t buf, const std::string& key, std::vector<std::stri
   buffer(buf, "stream").push_back({{"key", key}, {"lines", std::move(lines)}});
 }
 
-void Feedback::rewrite(int64_t buf, const std::string& key, std::vector<std::string> expect,
-                       std::vector<std::string> lines, std::vector<std::string> fallback,
-                       const std::string& job_id) {
-  buffer(buf, "edits").push_back({{"key", key},
-                                  {"expect", std::move(expect)},
-                                  {"lines", std::move(lines)},
-                                  {"fallback", std::move(fallback)},
-                                  {"job", job_id}});
+void Feedback::rewrite(int64_t buf, Rewrite rewrite) {
+  nlohmann::json edit = {{"key", std::move(rewrite.key)},
+                         {"expect", std::move(rewrite.expect)},
+                         {"lines", std::move(rewrite.lines)},
+                         {"fallback", std::move(rewrite.fallback)},
+                         {"job", std::move(rewrite.job_id)}};
+  if (rewrite.insert_part > 0) edit["insert_part"] = rewrite.insert_part;
+  buffer(buf, "edits").push_back(std::move(edit));
 }
 
 void Feedback::job(nlohmann::json job) { top("jobs").push_back(std::move(job)); }

@@ -34,11 +34,20 @@ class Feedback {
   // The buffer's parse errors, replacing the previous set.
   void parse_errors(int64_t buf, nlohmann::json errors);
   void stream(int64_t buf, const std::string& key, std::vector<std::string> lines);
-  // Replace the block (found by its extmark) by `lines` if it still reads `expect`;
-  // otherwise show `fallback` under it and warn (the conflict rule).
-  void rewrite(int64_t buf, const std::string& key, std::vector<std::string> expect,
-               std::vector<std::string> lines, std::vector<std::string> fallback,
-               const std::string& job_id);
+  // A finished block's rewrite. If the block (found by its extmark) still reads `expect`,
+  // it is replaced by `lines` (llm-sidekick: the executed header), or, with `insert_part`
+  // > 0 (fenced dialects: the fence stays), `lines` are inserted after the block and after
+  // the result blocks of lower parts that already follow it. Otherwise `fallback` shows
+  // under the block and a warning says why (the conflict rule).
+  struct Rewrite {
+    std::string key;
+    std::string job_id;
+    std::vector<std::string> expect;
+    std::vector<std::string> lines;
+    std::vector<std::string> fallback;
+    int insert_part = 0;
+  };
+  void rewrite(int64_t buf, Rewrite rewrite);
   void job(nlohmann::json job);
   void event(const std::string& name, nlohmann::json data);
   void notify(const std::string& message, const std::string& level);

@@ -224,9 +224,15 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   options.part = call.part;
   options.starts_message = [this](std::string_view line) { return starts_message(line); };
   std::vector<std::string> result = result_block(job, std::move(body), options);
-  std::vector<std::string> lines = executed_form(call, block, job.status);
-  lines.insert(lines.end(), result.begin(), result.end());
-  ctx_.feedback.rewrite(buf_, call.id, block, std::move(lines), std::move(result), job.id);
+  Feedback::Rewrite rewrite{call.id, job.id, block, {}, result, 0};
+  if (keeps_block(call)) {
+    rewrite.lines = std::move(result);
+    rewrite.insert_part = std::max(1, call.part);
+  } else {
+    rewrite.lines = executed_form(call, block, job.status);
+    rewrite.lines.insert(rewrite.lines.end(), result.begin(), result.end());
+  }
+  ctx_.feedback.rewrite(buf_, std::move(rewrite));
   ctx_.feedback.diagnostic(buf_, call.id, call.start,
                            job.status == jobs::Status::Succeeded ? Severity::Info
                                                                   : Severity::Error,

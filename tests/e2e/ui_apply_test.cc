@@ -1,0 +1,152 @@
+// lua/toolhost/ui.lua applied to a real buffer with hand-made batches: the rules of SPEC 5
+// that do not need a tool to run.
+#include <gtest/gtest.h>
+
+#include "e2e/nvim_harness.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+
+class UiApply : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    buf_ = nvim_.lua("return vim.api.nvim_get_current_buf()").get<int64_t>();
+  }
+  void set_lines(const std::vector<std::string>& lines) {
+    nvim_.request("nvim_buf_set_lines", json::array({buf_, 0, -1, false, lines}));
+  }
+  json apply(json buffer_entry, json top = json::object()) {
+    buffer_entry["buf"] = buf_;
+    top["buffers"] = json::array({buffer_entry});
+    return nvim_.lua("return require('toolhost.ui').apply(...)", json::array({top}));
+  }
+  json mark(const std::string& key, int row, int last) {
+    return {{"key", key}, {"row", row}, {"end_row", last}};
+  }
+  static json edit(const std::string& key, std::vector<std::string> expect,
+                   std::vector<std::string> lines, std::vector<std::string> fallback,
+                   const std::string& job, int insert_part = 0) {
+    json e = {{"key", key}, {"expect", expect}, {"lines", lines}, {"fallback", fallback},
+              {"job", job}};
+    if (insert_part) e["insert_part"] = insert_part;
+    return e;
+  }
+  static json list(json item) { return json::array({std::move(item)}); }
+  json diagnostics() { return nvim_.lua("return vim.diagnostic.get(...)", json::array({buf_})); }
+
+  NvimHarness nvim_;
+  int64_t buf_ = 0;
+};
+
+const std::vector<std::string> kFence = {"```xml", "<tools/>", "```"};
+
+std::vector<std::string> result(int part) {
+  return {"````result id=th-" + std::to_string(part) + " tool=t status=succeeded exit=0 "
+          "duration=0.01s part=" + std::to_string(part),
+          "Exit code: 0", "````"};
+}
+
+TEST_F(UiApply, FencedResultsStayInCallOrderWhateverOrderJobsEnd) {
+  set_lines({"## CodeCompanion", "```xml", "<tools/>", "```", "## Me"});
+  apply({{"marks", json::array({mark("a", 1, 3), mark("b", 1, 3), mark("c", 1, 3)})}});
+  // Part 3 ends first, then part 1, then part 2.
+  for (int part : {3, 1, 2}) {
+    std::string key(1, static_cast<char>('a' + part - 1));
+    json out = apply({{"edits", list(edit(key, kFence, result(part), result(part),
+                                          "th-" + std::to_string(part), part))}});
+    EXPECT_EQ(out["edits"][0]["status"], "applied") << out;
+  }
+  std::vector<std::string> expected = {"## CodeCompanion", "```xml", "<tools/>", "```"};
+  for (int part : {1, 2, 3}) {
+    auto r = result(part);
+    expected.insert(expected.end(), r.begin(), r.end());
+  }
+  expected.push_back("## Me");
+  EXPECT_EQ(nvim_.lines(buf_), expected);
+}
+
+TEST_F(UiApply, ChangedBlockIsNotOverwrittenAndWarns) {
+  set_lines({"A:", "**bash**", "```", "ls", "```"});
+  json diag = {{"key", "k"}, {"row", 1}, {"severity", 3}, {"message", "✓ t (0.01s)"}};
+  apply({{"marks", list(mark("k", 1, 4))}, {"diags", list(diag)}});
+  nvim_.request("nvim_buf_set_lines", json::array({buf_, 3, 4, false, list("ls -la")}));
+  json out = apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"},
+                                        {"✓ Executed: `ls`"}, {"Exit code: 0"}, "th-9"))}});
+  EXPECT_EQ(out["edits"][0]["status"], "conflict");
+  EXPECT_EQ(nvim_.lines(buf_)[3], "ls -la");
+  json diags = diagnostics();
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0]["severity"], 2);
+  EXPECT_EQ(diags[0]["message"],
+            "✓ t (0.01s) — result not written: the block changed while it ran (see :ToolOutput th-9)");
+  // The result is shown under the block instead.
+  json virt = nvim_.lua(R"(
+    local buf = ...
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, require("toolhost.ui").namespace, 0, -1, { details = true })) do
+      if m[4].virt_lines then return m[4].virt_lines[1][1][1] end
+    end
+  )",
+                        json::array({buf_}));
+  EXPECT_EQ(virt, "Exit code: 0");
+}
+
+TEST_F(UiApply, WriteWaitsWhileBufferIsNotModifiable) {
+  set_lines({"A:", "**bash**", "```", "ls", "```"});
+  apply({{"marks", list(mark("k", 1, 4))}});
+  nvim_.command("setlocal nomodifiable");
+  json out = apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"},
+                                        {"✓ Executed: `ls`"}, {}, "th-1"))}});
+  EXPECT_EQ(out["edits"][0]["status"], "waiting");
+  EXPECT_EQ(nvim_.lines(buf_)[1], "**bash**");
+  nvim_.command("setlocal modifiable");  // OptionSet retries the waiting rewrite
+  EXPECT_EQ(nvim_.lines(buf_), (std::vector<std::string>{"A:", "✓ Executed: `ls`"}));
+}
+
+TEST_F(UiApply, DeletedBlockIsAConflictNotAnError) {
+  set_lines({"A:", "**bash**", "```", "ls", "```", "tail"});
+  apply({{"marks", list(mark("k", 1, 4))}});
+  nvim_.request("nvim_buf_set_lines", json::array({buf_, 1, 5, false, json::array()}));
+  json out = apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"}, {"x"}, {},
+                                        "th-1"))}});
+  EXPECT_EQ(out["edits"][0]["status"], "conflict");
+  EXPECT_EQ(nvim_.lines(buf_), (std::vector<std::string>{"A:", "tail"}));
+}
+
+TEST_F(UiApply, BatchArrivingDuringAnotherIsAppliedAfterIt) {
+  set_lines({"one", "two"});
+  // An event handler of the first batch applies a second batch (re-entrancy).
+  nvim_.lua(R"(
+    local buf = ...
+    vim.api.nvim_create_autocmd("User", { pattern = "First", once = true, callback = function()
+      require("toolhost.ui").apply({ buffers = { { buf = buf, errors = { { row = 1, end_row = 2, message = "✗ second" } } } } })
+      vim.g.after_nested = #vim.diagnostic.get(buf)
+    end })
+  )",
+            json::array({buf_}));
+  json error = {{"row", 0}, {"end_row", 1}, {"message", "✗ first"}};
+  json event = {{"name", "First"}, {"data", json::object()}};
+  apply({{"errors", list(error)}}, {{"events", list(event)}});
+  // The nested batch waited for the first one to finish, then replaced its errors.
+  EXPECT_EQ(nvim_.lua("return vim.g.after_nested"), 1);
+  json diags = diagnostics();
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0]["message"], "✗ second");
+}
+
+TEST_F(UiApply, ExtmarkFollowsTheBlockThroughEdits) {
+  set_lines({"A:", "**bash**", "```", "ls", "```"});
+  apply({{"marks", list(mark("k", 1, 4))}});
+  nvim_.request("nvim_buf_set_lines", json::array({buf_, 0, 0, false, json::array({"new", "lines"})}));
+  json marks = nvim_.lua(R"(
+    return vim.api.nvim_buf_get_extmarks(..., require("toolhost.ui").namespace, 0, -1, { details = true })
+  )",
+                         json::array({buf_}));
+  ASSERT_EQ(marks.size(), 1u);
+  EXPECT_EQ(marks[0][1], 3);
+  EXPECT_EQ(marks[0][3]["end_row"], 6);
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
