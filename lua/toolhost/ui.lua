@@ -289,6 +289,18 @@ function M.forget_buffer(buf)
   buffers[buf] = nil
 end
 
+-- The call id whose block covers `row` (0-based), if any.
+function M.call_at(buf, row)
+  local st = buffers[buf]
+  for key in pairs(st and st.marks or {}) do
+    local first, last = mark_range(buf, st, key)
+    if first and row >= first and row <= last then
+      return key
+    end
+  end
+  return nil
+end
+
 function M.marks(buf)
   return buffers[buf] and buffers[buf].marks or {}
 end
