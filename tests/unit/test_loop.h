@@ -36,6 +36,9 @@ class TestLoop {
     return done();
   }
 
+  // One loop iteration that handles what is ready now, without waiting.
+  void poll() { uv_run(&loop_, UV_RUN_NOWAIT); }
+
   // Lets closing handles finish.
   void drain() {
     for (int i = 0; i < 100 && uv_loop_alive(&loop_); ++i) uv_run(&loop_, UV_RUN_NOWAIT);
