@@ -115,16 +115,23 @@ void Session::sync_feedback() {
   ctx_.feedback.parse_errors(buf_, std::move(errors));
 }
 
-const parse::ToolCall* Session::call_at(int row) const {
+const parse::ToolCall* Session::call_at(int row, const CallFilter& preferred) const {
+  // A block may hold several calls (an XML <tool> with several <action>s); they share its
+  // rows, so the first one the command can act on is meant.
+  const parse::ToolCall* first = nullptr;
   for (const auto& call : parser_.result().calls) {
     int end = call.result ? call.result->end : call.end;
-    if (row >= call.start && row < end) return &call;
+    if (row < call.start || row >= end) continue;
+    if (preferred(call)) return &call;
+    if (!first) first = &call;
   }
-  return nullptr;
+  return first;
 }
 
 void Session::run_at(int row, bool force) {
-  const parse::ToolCall* call = call_at(row);
+  const parse::ToolCall* call = call_at(row, [this](const parse::ToolCall& c) {
+    return c.status == parse::CallStatus::Pending && !active_.count(c.id);
+  });
   if (!call) return ctx_.feedback.notify("No tool call under the cursor", "error");
   if (auto it = active_.find(call->id); it != active_.end()) {
     return ctx_.feedback.notify("This tool call is already running (" + it->second.job_id + ")",
@@ -275,7 +282,8 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
 }
 
 bool Session::cancel_at(int row) {
-  const parse::ToolCall* call = call_at(row);
+  const parse::ToolCall* call =
+      call_at(row, [this](const parse::ToolCall& c) { return active_.count(c.id) > 0; });
   if (!call) return false;
   auto it = active_.find(call->id);
   return it != active_.end() && ctx_.engine.cancel(it->second.job_id);

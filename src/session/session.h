@@ -61,7 +61,9 @@ class Session {
   // Brings extmarks and parse-error diagnostics in line with the parse after a change.
   void sync_feedback();
   const std::vector<std::string>& lines() const { return parser_.lines(); }
-  const parse::ToolCall* call_at(int row) const;
+  using CallFilter = std::function<bool(const parse::ToolCall&)>;
+  // The call whose block or result covers `row`: the first `preferred` one, else the first.
+  const parse::ToolCall* call_at(int row, const CallFilter& preferred) const;
   void start(const parse::ToolCall& call);
   void on_output(Active& active, std::string_view data);
   void on_finished(const jobs::JobInfo& job);
