@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test demo bench fuzz clean
+.PHONY: all build deps test test-sanitizers demo bench fuzz clean
 
 all: build
 
@@ -16,9 +16,16 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The whole suite twice: the normal build (RSS bounds are asserted there), then ASan+UBSan.
 test: deps
 	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory test-sanitizers
+
+test-sanitizers:
+	@cmake -S . -B $(BUILD)-san -DTOOLHOST_ASAN=ON -DTOOLHOST_UBSAN=ON >/dev/null
+	@cmake --build $(BUILD)-san -j $(JOBS)
+	@cd $(BUILD)-san && ctest --output-on-failure -j $(JOBS)
 
 demo: deps
 	@$(MAKE) --no-print-directory build
@@ -36,4 +43,4 @@ fuzz:
 	@scripts/fuzz $(BUILD)-fuzz
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-bench $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-bench $(BUILD)-fuzz

@@ -6,6 +6,17 @@ local M = {}
 
 local state = { chan = nil, job = nil, attached = {}, pgids = {} }
 
+-- Answers to M.call(): token -> callback. The host answers with nvim_exec_lua(resolve).
+local pending, next_token = {}, 0
+
+local function fail_pending(reason)
+  local callbacks = pending
+  pending = {}
+  for _, callback in pairs(callbacks) do
+    pcall(callback, reason, nil)
+  end
+end
+
 -- The plugin's root: two levels above this file (lua/toolhost/host.lua).
 function M.plugin_root()
   local source = debug.getinfo(1, "S").source:sub(2)
@@ -77,6 +88,7 @@ function M.ensure()
       end
       state.chan, state.job, state.attached = nil, nil, {}
       kill_orphaned_groups()
+      fail_pending("toolhost exited")
       if code ~= 0 and not state.stopping then
         vim.notify(("toolhost exited (code %d); see :ToolhostLog"):format(code), vim.log.levels.ERROR)
       end
@@ -99,6 +111,32 @@ function M.notify(method, args)
   end
   vim.rpcnotify(chan, method, args or {})
   return true
+end
+
+-- Asks the host `method` (jobs.list, jobs.get, jobs.output, jobs.cancel) without waiting:
+-- `callback(err, result)` runs when the answer arrives. An rpcrequest would block Neovim
+-- until the host answered; this never does.
+function M.call(method, args, callback)
+  local chan, err = M.ensure()
+  if not chan then
+    callback(err, nil)
+    return false
+  end
+  next_token = next_token + 1
+  pending[next_token] = callback
+  vim.rpcnotify(chan, "toolhost.call", { token = next_token, method = method, args = args or vim.empty_dict() })
+  return true
+end
+
+function M.resolve(token, err, result)
+  local callback = pending[token]
+  pending[token] = nil
+  if callback then
+    if err == vim.NIL then
+      err = nil
+    end
+    callback(err, result)
+  end
 end
 
 function M.attach(buf, root)
@@ -138,6 +176,7 @@ function M.restart()
     vim.fn.jobwait({ state.job }, 2000)
   end
   state.chan, state.job, state.attached = nil, nil, {}
+  fail_pending("toolhost restarted")
   return buffers
 end
 

@@ -32,6 +32,7 @@ local function set_keymaps(buf)
   local actions = {
     run = function() M.run_at_cursor() end,
     cancel = function() M.cancel() end,
+    output = function() require("toolhost.output_view").open() end,
   }
   for name, fn in pairs(actions) do
     if keys[name] then
@@ -117,6 +118,18 @@ end
 
 function M.job(id)
   return require("toolhost.ui").jobs[id]
+end
+
+-- Reads a job's log from byte `since` on; `callback({ data, next, finished, eof })`, or
+-- `callback(nil, err)`. Asynchronous: Neovim never waits on the host.
+function M.output(id, since, callback)
+  return host.call("jobs.output", { id = id, since = since or 0 }, function(err, result)
+    if err then
+      callback(nil, err)
+    else
+      callback(result)
+    end
+  end)
 end
 
 -- e.g. "⟳2 ✓5 ✗1"; empty when nothing ran.

@@ -223,6 +223,7 @@ local function apply_buffer(entry, results)
   refresh_diagnostics(buf, st)
 end
 
+-- Fires `User {name}` with `data` (0.8+: in the autocmd's data; every version: g:toolhost_event).
 local function fire(name, data)
   vim.g.toolhost_event = data
   local opts = { pattern = name, modeline = false }
@@ -231,6 +232,8 @@ local function fire(name, data)
   end
   pcall(api.nvim_exec_autocmds, "User", opts)
 end
+
+M.fire = fire
 
 local applying, queue = false, {}
 
@@ -287,6 +290,18 @@ function M.forget_buffer(buf)
     vim.diagnostic.reset(ns, buf)
   end
   buffers[buf] = nil
+end
+
+-- The call id whose block covers `row` (0-based), if any.
+function M.call_at(buf, row)
+  local st = buffers[buf]
+  for key in pairs(st and st.marks or {}) do
+    local first, last = mark_range(buf, st, key)
+    if first and row >= first and row <= last then
+      return key
+    end
+  end
+  return nil
 end
 
 function M.marks(buf)

@@ -1,0 +1,107 @@
+-- :ToolJobs: a window listing the host's jobs, history included, newest first.
+-- <CR> opens a job's output, `c` cancels it, `r` re-runs it, `q` closes the window.
+local host = require("toolhost.host")
+local fmt = require("toolhost.format")
+
+local M = {}
+local api = vim.api
+
+local view = { buf = nil, ids = {} } -- ids: row (1-based) -> job id
+
+local kHeader = 2 -- title line and column names
+
+local function valid()
+  return view.buf and api.nvim_buf_is_valid(view.buf)
+end
+
+local function render(err, result)
+  if not valid() then
+    return
+  end
+  local lines, ids = {}, {}
+  if err then
+    lines = { "toolhost: " .. tostring(err) }
+  else
+    lines[1] = ("toolhost jobs: %d total, %d running, %d queued   <CR> output  c cancel  r re-run  q close")
+      :format(result.total or 0, result.running or 0, result.queued or 0)
+    lines[2] = ("%-8s %-22s %-11s %8s %-9s %s"):format("ID", "TOOL", "STATUS", "TIME", "EXIT", "COMMAND")
+    for _, job in ipairs(result.jobs or {}) do
+      lines[#lines + 1] = ("%-8s %-22s %-11s %8s %-9s %s"):format(
+        job.id, job.tool or "", job.status or "", fmt.duration(job.duration_s), fmt.exit(job), fmt.summary(job))
+      ids[#lines] = job.id
+    end
+  end
+  view.ids = ids
+  vim.bo[view.buf].modifiable = true
+  api.nvim_buf_set_lines(view.buf, 0, -1, false, lines)
+  vim.bo[view.buf].modifiable = false
+  require("toolhost.ui").fire("ToolhostViewUpdated", { view = "jobs", buf = view.buf })
+end
+
+function M.refresh()
+  if valid() then
+    host.call("jobs.list", { limit = 500 }, render)
+  end
+end
+
+-- The job id on the cursor's line of the jobs window.
+function M.job_under_cursor()
+  return view.ids[api.nvim_win_get_cursor(0)[1]]
+end
+
+local function with_job(action)
+  return function()
+    local id = M.job_under_cursor()
+    if id then
+      action(id)
+    end
+  end
+end
+
+local function after_refresh(err)
+  if err then
+    vim.notify("toolhost: " .. tostring(err), vim.log.levels.WARN)
+  end
+  M.refresh()
+end
+
+function M.open()
+  if valid() then
+    local win = vim.fn.bufwinid(view.buf)
+    if win ~= -1 then
+      api.nvim_set_current_win(win)
+    else
+      vim.cmd("botright sbuffer " .. view.buf)
+    end
+    return M.refresh()
+  end
+  vim.cmd("botright new")
+  view.buf = api.nvim_get_current_buf()
+  pcall(api.nvim_buf_set_name, view.buf, "toolhost://jobs")
+  for option, value in pairs({ buftype = "nofile", bufhidden = "wipe", swapfile = false, filetype = "toolhost-jobs" }) do
+    vim.bo[view.buf][option] = value
+  end
+  render(nil, { jobs = {}, total = 0, running = 0, queued = 0 })
+  local map = function(lhs, fn, desc)
+    vim.keymap.set("n", lhs, fn, { buffer = view.buf, nowait = true, desc = "toolhost: " .. desc })
+  end
+  map("<CR>", with_job(function(id) require("toolhost.output_view").open(id) end), "open output")
+  map("c", with_job(function(id) host.call("jobs.cancel", { id = id }, after_refresh) end), "cancel job")
+  map("r", with_job(function(id) host.call("jobs.rerun", { id = id }, after_refresh) end), "re-run job")
+  map("q", "<cmd>close<CR>", "close")
+  local group = api.nvim_create_augroup("toolhost_jobs_view", { clear = true })
+  api.nvim_create_autocmd("User", {
+    group = group,
+    pattern = { "ToolhostJobStarted", "ToolhostJobFinished" },
+    callback = function()
+      if not valid() then
+        api.nvim_del_augroup_by_id(group)
+        return
+      end
+      M.refresh()
+    end,
+  })
+  M.refresh()
+end
+
+return M
