@@ -15,4 +15,9 @@ uint64_t fnv1a64(std::string_view bytes, uint64_t seed = 0xcbf29ce484222325ULL);
 // `params` is canonical JSON without purpose/explanation; `k` counts earlier identical calls.
 std::string call_id(std::string_view tool, const nlohmann::json& params, int k);
 
+// The same in two steps: the hash of `tool \0 params \0` identifies identical calls (the parser
+// counts `k` with it), and the id continues that hash with `k`.
+uint64_t call_content_hash(std::string_view tool, const nlohmann::json& params);
+std::string call_id_from_hash(uint64_t content_hash, int k);
+
 }  // namespace toolhost::parse

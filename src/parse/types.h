@@ -61,8 +61,9 @@ struct ToolCall {
 };
 
 struct ParseError {
-  int start = 0;
+  int start = 0;        // the malformed block's rows
   int end = 0;
+  int line = 0;         // the exact row of the problem (an XML error's offset, an unclosed fence)
   std::string message;  // "unknown tool `no_such_tool`"
 };
 
@@ -78,6 +79,9 @@ struct ToolSpec {
   std::vector<std::string> aliases;
   std::vector<std::string> required;                  // canonical parameter names
   std::map<std::string, std::string> param_aliases;   // alias -> canonical
+  // Canonical parameters that hold a list (replace_in_file's search/replace): a string value
+  // becomes a one-element list, and an alias with a number suffix (`old_block2`) appends to it.
+  std::vector<std::string> list_params;
 };
 
 struct ToolTable {
@@ -90,6 +94,15 @@ struct RoleNames {
   std::vector<std::string> user{"Me", "User", "USER"};
   std::vector<std::string> assistant{"CodeCompanion", "Assistant", "ASSISTANT", "LLM"};
   std::vector<std::string> system{"System", "SYSTEM"};
+};
+
+// What an edit changed, by call id: added/removed, or changed in place (status, result, range
+// or parameters of a call that kept its id). Calls that only moved with the text are not listed.
+struct ParseDelta {
+  std::vector<std::string> added;
+  std::vector<std::string> changed;
+  std::vector<std::string> removed;
+  bool empty() const { return added.empty() && changed.empty() && removed.empty(); }
 };
 
 struct Options {

@@ -17,6 +17,7 @@ json run_block(NvimHarness& nvim, int row) {
 
 // Asks the host `method` through Lua's asynchronous bridge; returns {err, result}.
 json host_call(NvimHarness& nvim, const std::string& method, const json& args) {
+  nvim.listen("answer");
   nvim.lua(R"(
     local chan, method, args = ...
     require("toolhost.host").call(method, args, function(err, result)

@@ -1,0 +1,266 @@
+#include "parse/incremental.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "parse/call_id.h"
+#include "parse/message_parser.h"
+
+namespace toolhost::parse {
+namespace {
+
+int sum(const std::vector<int>& counts, size_t from, size_t to) {
+  return std::accumulate(counts.begin() + from, counts.begin() + to, 0);
+}
+
+void shift_call(ToolCall& call, int rows) {
+  call.start += rows;
+  call.end += rows;
+  if (call.result) {
+    call.result->start += rows;
+    call.result->end += rows;
+  }
+}
+
+// Same call in the same shape (rows may have moved with the text above).
+bool same_call(const ToolCall& a, const ToolCall& b) {
+  auto same_result = [](const std::optional<ResultRef>& x, const std::optional<ResultRef>& y) {
+    if (!x || !y) return !x && !y;
+    return x->end - x->start == y->end - y->start && x->job_id == y->job_id &&
+           x->status == y->status;
+  };
+  return a.tool == b.tool && a.params == b.params && a.status == b.status &&
+         a.dialect == b.dialect && a.part == b.part && a.executed_form == b.executed_form &&
+         a.end - a.start == b.end - b.start && same_result(a.result, b.result);
+}
+
+}  // namespace
+
+IncrementalParser::IncrementalParser(Options options) : options_(std::move(options)) {
+  reset({});
+}
+
+ParseDelta IncrementalParser::reset(std::vector<std::string> lines) {
+  Replaced replaced;
+  replaced.old_calls = std::move(result_.calls);
+  replaced.old_hashes = std::move(hashes_);
+  result_ = ParseResult{};
+  hashes_.clear();
+  segments_.clear();
+  segment_calls_.clear();
+  segment_errors_.clear();
+  lines_ = std::move(lines);
+  classes_.clear();
+  classes_.reserve(lines_.size());
+  for (const auto& line : lines_) classes_.push_back(classify_line(line, options_.roles));
+  Replaced fresh = replace_segments(0, 0, split_segments(classes_, 0), 0);
+  replaced.new_hashes = std::move(fresh.new_hashes);
+  replaced.new_begin = fresh.new_begin;
+  replaced.new_count = fresh.new_count;
+  return renumber_and_diff(std::move(replaced));
+}
+
+size_t IncrementalParser::segment_at(int row) const {
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), row,
+                             [](int r, const Segment& s) { return r < s.start; });
+  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin() - 1);
+}
+
+ParseDelta IncrementalParser::apply(int first, int last, std::vector<std::string> replacement) {
+  if (last < 0) return reset(std::move(replacement));
+  const int old_count = static_cast<int>(lines_.size());
+  first = std::clamp(first, 0, old_count);
+  last = std::clamp(last, first, old_count);
+  const int added = static_cast<int>(replacement.size());
+  const int shift = added - (last - first);
+
+  std::vector<LineClass> fresh_classes;
+  fresh_classes.reserve(replacement.size());
+  int longest_bare[2] = {0, 0};  // backtick, tilde
+  for (const auto& line : replacement) {
+    fresh_classes.push_back(classify_line(line, options_.roles));
+    const LineClass& c = fresh_classes.back();
+    if (c.bare) {
+      int& longest = longest_bare[c.fence_char == '`' ? 0 : 1];
+      longest = std::max(longest, c.fence_length);
+    }
+  }
+
+  // The row above the edit too: editing a header line changes where the previous message ends.
+  size_t a = segment_at(std::max(first - 1, 0));
+  // A new closing fence may close a fence left open in an earlier message, which then swallows
+  // the headers between them.
+  for (size_t i = 0; i < a; ++i) {
+    const Segment& s = segments_[i];
+    if (s.unclosed_row < 0) continue;
+    int longest = longest_bare[s.unclosed_char == '`' ? 0 : 1];
+    if (longest >= s.unclosed_length) {
+      a = i;
+      break;
+    }
+  }
+  if (segments_[a].start == 0) a = 0;  // a message at row 0 re-splits with the empty preamble
+
+  lines_.erase(lines_.begin() + first, lines_.begin() + last);
+  lines_.insert(lines_.begin() + first, std::make_move_iterator(replacement.begin()),
+                std::make_move_iterator(replacement.end()));
+  classes_.erase(classes_.begin() + first, classes_.begin() + last);
+  classes_.insert(classes_.begin() + first, fresh_classes.begin(), fresh_classes.end());
+
+  SplitStop stop{first + added, &segments_, shift};
+  int stopped_at = 0;
+  std::vector<Segment> fresh = split_segments(classes_, segments_[a].start, &stop, &stopped_at);
+  size_t b = segments_.size();
+  if (stopped_at < static_cast<int>(lines_.size())) {
+    b = segment_at(stopped_at - shift);
+  }
+  return renumber_and_diff(replace_segments(a, b, std::move(fresh), shift));
+}
+
+ParseDelta IncrementalParser::set_complete(bool complete) {
+  if (complete == options_.complete) return {};
+  options_.complete = complete;
+  size_t last = segments_.size() - 1;
+  std::vector<Segment> same{segments_[last]};
+  return renumber_and_diff(replace_segments(last, last + 1, std::move(same), 0));
+}
+
+IncrementalParser::Replaced IncrementalParser::replace_segments(size_t a, size_t b,
+                                                                std::vector<Segment> fresh,
+                                                                int shift) {
+  Replaced replaced;
+  const int call_begin = sum(segment_calls_, 0, a);
+  const int call_end = call_begin + sum(segment_calls_, a, b);
+  const int error_begin = sum(segment_errors_, 0, a);
+  const int error_end = error_begin + sum(segment_errors_, a, b);
+  replaced.old_calls.assign(std::make_move_iterator(result_.calls.begin() + call_begin),
+                            std::make_move_iterator(result_.calls.begin() + call_end));
+  replaced.old_hashes.assign(hashes_.begin() + call_begin, hashes_.begin() + call_end);
+
+  // Parse the fresh segments. The last segment of the buffer may still be streaming.
+  const bool ends_buffer = b == segments_.size();
+  std::vector<ToolCall> calls;
+  std::vector<uint64_t> hashes;
+  std::vector<ParseError> errors;
+  std::vector<int> calls_per_segment;
+  std::vector<int> errors_per_segment;
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    const Segment& s = fresh[i];
+    MessageCalls found;
+    if (s.role == static_cast<int>(Role::Assistant)) {
+      bool open_end = ends_buffer && i + 1 == fresh.size() && !options_.complete;
+      found = parse_message(lines_, s.start + 1, s.end, options_, open_end);
+    }
+    for (auto& call : found.calls) call.message = static_cast<int>(a + i) - 1;
+    calls_per_segment.push_back(static_cast<int>(found.calls.size()));
+    errors_per_segment.push_back(static_cast<int>(found.errors.size()));
+    calls.insert(calls.end(), std::make_move_iterator(found.calls.begin()),
+                 std::make_move_iterator(found.calls.end()));
+    hashes.insert(hashes.end(), found.content_hashes.begin(), found.content_hashes.end());
+    errors.insert(errors.end(), std::make_move_iterator(found.errors.begin()),
+                  std::make_move_iterator(found.errors.end()));
+  }
+  replaced.new_hashes = hashes;
+  replaced.new_begin = static_cast<size_t>(call_begin);
+  replaced.new_count = calls.size();
+  const int segment_shift = static_cast<int>(fresh.size()) - static_cast<int>(b - a);
+
+  // Calls and errors below the fresh segments move with the text.
+  result_.calls.erase(result_.calls.begin() + call_begin, result_.calls.begin() + call_end);
+  result_.calls.insert(result_.calls.begin() + call_begin, std::make_move_iterator(calls.begin()),
+                       std::make_move_iterator(calls.end()));
+  hashes_.erase(hashes_.begin() + call_begin, hashes_.begin() + call_end);
+  hashes_.insert(hashes_.begin() + call_begin, hashes.begin(), hashes.end());
+  for (size_t i = call_begin + calls.size(); i < result_.calls.size(); ++i) {
+    shift_call(result_.calls[i], shift);
+    result_.calls[i].message += segment_shift;
+  }
+  result_.errors.erase(result_.errors.begin() + error_begin, result_.errors.begin() + error_end);
+  result_.errors.insert(result_.errors.begin() + error_begin,
+                        std::make_move_iterator(errors.begin()),
+                        std::make_move_iterator(errors.end()));
+  for (size_t i = error_begin + errors.size(); i < result_.errors.size(); ++i) {
+    ParseError& error = result_.errors[i];
+    error.start += shift;
+    error.end += shift;
+    error.line += shift;
+  }
+
+  // Segments and the messages they are (segment 0, the preamble, is no message).
+  for (size_t i = b; i < segments_.size(); ++i) {
+    Segment& s = segments_[i];
+    s.start += shift;
+    s.end += shift;
+    if (s.unclosed_row >= 0) s.unclosed_row += shift;
+  }
+  const size_t message_begin = a == 0 ? 0 : a - 1;
+  const size_t message_end = b == 0 ? 0 : b - 1;
+  std::vector<Message> messages;
+  for (const Segment& s : fresh) {
+    if (s.role >= 0) messages.push_back({static_cast<Role>(s.role), s.start, s.end});
+  }
+  result_.messages.erase(result_.messages.begin() + message_begin,
+                         result_.messages.begin() + message_end);
+  result_.messages.insert(result_.messages.begin() + message_begin, messages.begin(),
+                          messages.end());
+  for (size_t i = message_begin + messages.size(); i < result_.messages.size(); ++i) {
+    result_.messages[i].start += shift;
+    result_.messages[i].end += shift;
+  }
+  segments_.erase(segments_.begin() + a, segments_.begin() + b);
+  segments_.insert(segments_.begin() + a, fresh.begin(), fresh.end());
+  segment_calls_.erase(segment_calls_.begin() + a, segment_calls_.begin() + b);
+  segment_calls_.insert(segment_calls_.begin() + a, calls_per_segment.begin(),
+                        calls_per_segment.end());
+  segment_errors_.erase(segment_errors_.begin() + a, segment_errors_.begin() + b);
+  segment_errors_.insert(segment_errors_.begin() + a, errors_per_segment.begin(),
+                         errors_per_segment.end());
+  return replaced;
+}
+
+// Ids count earlier identical calls (SPEC 3), so only calls identical to a removed or added
+// one can change id: those are renumbered, then old and new ids are compared.
+ParseDelta IncrementalParser::renumber_and_diff(Replaced replaced) {
+  std::unordered_set<uint64_t> affected(replaced.old_hashes.begin(), replaced.old_hashes.end());
+  affected.insert(replaced.new_hashes.begin(), replaced.new_hashes.end());
+
+  std::unordered_map<std::string, const ToolCall*> before;  // old id -> old call when replaced
+  for (const auto& call : replaced.old_calls) before.emplace(call.id, &call);
+  std::unordered_set<std::string> old_ids;
+  for (const auto& call : replaced.old_calls) old_ids.insert(call.id);
+  const size_t new_end = replaced.new_begin + replaced.new_count;
+  for (size_t i = 0; i < result_.calls.size(); ++i) {
+    bool is_new = i >= replaced.new_begin && i < new_end;
+    if (!is_new && affected.count(hashes_[i])) old_ids.insert(result_.calls[i].id);
+  }
+
+  std::unordered_map<uint64_t, int> seen;
+  std::unordered_set<std::string> new_ids;
+  for (size_t i = 0; i < result_.calls.size(); ++i) {
+    if (!affected.count(hashes_[i])) continue;
+    ToolCall& call = result_.calls[i];
+    call.id = call_id_from_hash(hashes_[i], seen[hashes_[i]]++);
+    new_ids.insert(call.id);
+  }
+
+  ParseDelta delta;
+  for (size_t i = 0; i < result_.calls.size(); ++i) {
+    const ToolCall& call = result_.calls[i];
+    if (!affected.count(hashes_[i])) continue;
+    if (!old_ids.count(call.id)) {
+      delta.added.push_back(call.id);
+    } else if (i >= replaced.new_begin && i < new_end) {
+      auto old = before.find(call.id);
+      if (old != before.end() && !same_call(*old->second, call)) delta.changed.push_back(call.id);
+    }
+  }
+  for (const auto& id : old_ids) {
+    if (!new_ids.count(id)) delta.removed.push_back(id);
+  }
+  std::sort(delta.removed.begin(), delta.removed.end());
+  return delta;
+}
+
+}  // namespace toolhost::parse

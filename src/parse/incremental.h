@@ -1,0 +1,60 @@
+#pragma once
+// Keeps a buffer's parse up to date from line-range changes (nvim_buf_lines_event), re-parsing
+// only the message(s) an edit touches. Its result always equals parse() of the edited buffer.
+//
+//   IncrementalParser parser(options);
+//   parser.reset(all_lines);                        // initial event (lastline = -1)
+//   ParseDelta d = parser.apply(first, last, repl); // rows [first, last) became `repl`
+//   const ParseResult& now = parser.result();
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "parse/messages.h"
+#include "parse/types.h"
+
+namespace toolhost::parse {
+
+class IncrementalParser {
+ public:
+  explicit IncrementalParser(Options options);
+
+  // Replaces the whole buffer.
+  ParseDelta reset(std::vector<std::string> lines);
+  // Rows [first, last) (0-based, end-exclusive) were replaced by `replacement`; last = -1 means
+  // the whole buffer, as in the initial nvim_buf_lines_event. Out-of-range rows are clamped.
+  ParseDelta apply(int first, int last, std::vector<std::string> replacement);
+  // Options::complete changed (a reply finished streaming): re-reads the last message.
+  ParseDelta set_complete(bool complete);
+
+  const ParseResult& result() const { return result_; }
+  const std::vector<std::string>& lines() const { return lines_; }
+  const Options& options() const { return options_; }
+
+ private:
+  struct Replaced {
+    std::vector<ToolCall> old_calls;
+    std::vector<uint64_t> old_hashes;
+    std::vector<uint64_t> new_hashes;
+    size_t new_begin = 0;  // the fresh calls are result_.calls[new_begin, new_begin + new_count)
+    size_t new_count = 0;
+  };
+
+  // Replaces segments [a, b) with `fresh`, whose rows are already in new coordinates; rows after
+  // them move by `shift`.
+  Replaced replace_segments(size_t a, size_t b, std::vector<Segment> fresh, int shift);
+  ParseDelta renumber_and_diff(Replaced replaced);
+  size_t segment_at(int row) const;
+
+  Options options_;
+  std::vector<std::string> lines_;
+  std::vector<LineClass> classes_;
+  std::vector<Segment> segments_;   // segment 0 is the preamble; messages are segments 1..
+  std::vector<int> segment_calls_;  // calls found in each segment
+  std::vector<int> segment_errors_;
+  ParseResult result_;
+  std::vector<uint64_t> hashes_;    // call_content_hash of each call in result_.calls
+};
+
+}  // namespace toolhost::parse

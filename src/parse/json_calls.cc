@@ -1,0 +1,122 @@
+// JSON tool calls (SPEC 10.3), read with nlohmann_json: an object with "tool"/"name" and
+// "parameters"/"arguments" (an object or a JSON-encoded string), or an array of them.
+#include <variant>
+
+#include "parse/fenced.h"
+#include "parse/params.h"
+#include "parse/text.h"
+
+namespace toolhost::parse {
+namespace {
+
+// `"key"` followed by a colon: the text holds that key (lexically, SPEC 3.1).
+bool holds_key(std::string_view text, std::string_view quoted_key) {
+  for (size_t at = text.find(quoted_key); at != std::string_view::npos;
+       at = text.find(quoted_key, at + 1)) {
+    size_t next = text.find_first_not_of(" \t\r\n", at + quoted_key.size());
+    if (next != std::string_view::npos && text[next] == ':') return true;
+  }
+  return false;
+}
+
+const nlohmann::json* member(const nlohmann::json& object, const char* a, const char* b) {
+  auto it = object.find(a);
+  if (it == object.end()) it = object.find(b);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; people need the rest.
+std::string readable(const char* what) {
+  std::string_view text(what);
+  size_t bracket = text.find("] ");
+  return std::string(bracket == std::string_view::npos ? text : text.substr(bracket + 2));
+}
+
+class JsonReader {
+ public:
+  JsonReader(const ReadContext& ctx, int open_row, const std::string& content)
+      : ctx_(ctx), open_row_(open_row), content_(content) {}
+
+  Found read() {
+    nlohmann::json value;
+    try {
+      value = nlohmann::json::parse(content_);
+    } catch (const nlohmann::json::parse_error& e) {
+      size_t byte = e.byte > 0 ? e.byte - 1 : 0;
+      fail(row_of_offset(open_row_, content_, byte), "JSON does not parse: " + readable(e.what()));
+      return std::move(found_);
+    }
+    if (value.is_array()) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (!read_call(value[i])) {
+          fail(open_row_ + 1,
+               "element " + std::to_string(i) + " of the JSON array is not a tool call");
+        }
+      }
+    } else if (!read_call(value)) {
+      fail(open_row_ + 1, "the JSON block is not a tool call (needs \"tool\" and \"parameters\")");
+    }
+    return std::move(found_);
+  }
+
+ private:
+  // False when the value is no call object at all; errors inside a call are reported here.
+  bool read_call(const nlohmann::json& value) {
+    if (!value.is_object()) return false;
+    const nlohmann::json* tool = member(value, "tool", "name");
+    const nlohmann::json* params = member(value, "parameters", "arguments");
+    if (!tool || !tool->is_string() || !params) return false;
+    const std::string& name = tool->get_ref<const std::string&>();
+    int row = row_of_name(name);
+    nlohmann::json decoded = *params;
+    if (params->is_string()) {
+      decoded = nlohmann::json::parse(params->get_ref<const std::string&>(), nullptr, false);
+      if (decoded.is_discarded()) {
+        fail(row, "the arguments of `" + name + "` are not valid JSON");
+        return true;
+      }
+    }
+    auto resolved = resolve_call(ctx_.options.tools, name, std::move(decoded));
+    if (auto* error = std::get_if<std::string>(&resolved)) {
+      fail(row, *error);
+      return true;
+    }
+    ToolCall call;
+    call.tool = std::move(std::get<ResolvedCall>(resolved).tool);
+    call.params = std::move(std::get<ResolvedCall>(resolved).params);
+    found_.calls.push_back(std::move(call));
+    return true;
+  }
+
+  // nlohmann keeps no positions; the line naming the tool is the best pointer for people.
+  int row_of_name(const std::string& name) const {
+    size_t at = content_.find("\"" + name + "\"");
+    return at == std::string::npos ? open_row_ + 1 : row_of_offset(open_row_, content_, at);
+  }
+
+  void fail(int row, std::string message) {
+    found_.errors.push_back({open_row_, open_row_, row, std::move(message)});
+  }
+
+  const ReadContext& ctx_;
+  int open_row_;
+  const std::string& content_;
+  Found found_;
+};
+
+}  // namespace
+
+bool is_json_candidate(std::string_view content) {
+  size_t first = content.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || (content[first] != '{' && content[first] != '[')) {
+    return false;
+  }
+  return (holds_key(content, "\"tool\"") || holds_key(content, "\"name\"")) &&
+         (holds_key(content, "\"parameters\"") || holds_key(content, "\"arguments\""));
+}
+
+Found read_json_calls(const ReadContext& ctx, int open_row, const std::string& content) {
+  return JsonReader(ctx, open_row, content).read();
+}
+
+}  // namespace toolhost::parse

@@ -1,0 +1,182 @@
+// CodeCompanion's XML tool calls (SPEC 10.2), read with pugixml: the `<tools><tool name=…>
+// <action>…` shape (one call per action) and the xml2lua `<tool><name>…<parameters>…` shape.
+#include <algorithm>
+#include <variant>
+
+#include <pugixml.hpp>
+
+#include "parse/fenced.h"
+#include "parse/params.h"
+#include "parse/text.h"
+
+namespace toolhost::parse {
+namespace {
+
+// Text of an element: its PCDATA and CDATA children, entities already decoded.
+std::string element_text(const pugi::xml_node& node) {
+  std::string text;
+  for (pugi::xml_node child : node.children()) {
+    if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata) {
+      text += child.value();
+    }
+  }
+  return text;
+}
+
+bool has_child_elements(const pugi::xml_node& node) {
+  for (pugi::xml_node child : node.children()) {
+    if (child.type() == pugi::node_element) return true;
+  }
+  return false;
+}
+
+// Deeper nesting than any tool needs is kept as text, so hostile input cannot exhaust the stack.
+constexpr int kMaxDepth = 32;
+
+// Nested elements become nested objects; a repeated name becomes a list.
+nlohmann::json element_value(const pugi::xml_node& node, int depth = 0) {
+  if (depth >= kMaxDepth || !has_child_elements(node)) return element_text(node);
+  nlohmann::json object = nlohmann::json::object();
+  for (pugi::xml_node child : node.children()) {
+    if (child.type() != pugi::node_element) continue;
+    nlohmann::json value = element_value(child, depth + 1);
+    auto existing = object.find(child.name());
+    if (existing == object.end()) {
+      object[child.name()] = std::move(value);
+    } else {
+      if (!existing->is_array()) *existing = nlohmann::json::array({*existing});
+      existing->push_back(std::move(value));
+    }
+  }
+  return object;
+}
+
+nlohmann::json params_of(const pugi::xml_node& node) {
+  nlohmann::json value = element_value(node);
+  return value.is_object() ? value : nlohmann::json::object();
+}
+
+void rename(nlohmann::json& params, const char* from, const char* to) {
+  auto it = params.find(from);
+  if (it == params.end() || params.contains(to)) return;
+  params[to] = std::move(*it);
+  params.erase(from);
+}
+
+struct RawCall {
+  std::string tool;
+  nlohmann::json params;
+};
+
+// CodeCompanion's `files` tool picks the operation with the action's type (SPEC 10.2).
+std::variant<RawCall, std::string> files_action(const std::string& type, nlohmann::json params) {
+  if (type == "create") {
+    rename(params, "contents", "content");
+    return RawCall{"create_or_replace_file", std::move(params)};
+  }
+  if (type == "read" || type == "read_lines") return RawCall{"read_file", std::move(params)};
+  if (type == "edit") return RawCall{"replace_in_file", std::move(params)};
+  if (type == "delete") return RawCall{"delete_file", std::move(params)};
+  if (type == "rename" || type == "move") return RawCall{"move_file", std::move(params)};
+  if (type == "copy") return RawCall{"copy_file", std::move(params)};
+  return "unknown `files` action `" + type + "`";
+}
+
+std::variant<RawCall, std::string> action_call(const std::string& tool,
+                                               const pugi::xml_node& action) {
+  nlohmann::json params = params_of(action);
+  params.erase("flag");  // cmd_runner's flag is CodeCompanion's business, not a parameter
+  std::string type = action.attribute("type").value();
+  if (tool == "files") return files_action(type, std::move(params));
+  if (tool == "editor" && !type.empty()) params["action"] = type;
+  return RawCall{tool, std::move(params)};
+}
+
+class XmlReader {
+ public:
+  XmlReader(const ReadContext& ctx, int open_row, const std::string& content)
+      : ctx_(ctx), open_row_(open_row), content_(content) {}
+
+  Found read() {
+    pugi::xml_document doc;
+    pugi::xml_parse_result parsed =
+        doc.load_buffer(content_.data(), content_.size(), pugi::parse_default);
+    if (!parsed) {
+      int row = row_of_offset(open_row_, content_, static_cast<size_t>(parsed.offset));
+      found_.errors.push_back({open_row_, open_row_, row,
+                               std::string("XML does not parse: ") + parsed.description()});
+      return std::move(found_);
+    }
+    for (pugi::xml_node node : doc.children()) {
+      if (node.type() != pugi::node_element) continue;
+      if (std::string_view(node.name()) == "tools") {
+        for (pugi::xml_node tool : node.children("tool")) read_tool(tool);
+      } else if (std::string_view(node.name()) == "tool") {
+        read_tool(node);
+      }
+    }
+    return std::move(found_);
+  }
+
+ private:
+  void read_tool(const pugi::xml_node& tool) {
+    std::string name = tool.attribute("name").value();
+    if (name.empty()) name = element_text(tool.child("name"));
+    name = std::string(trim(name));
+    if (tool.child("action")) {
+      for (pugi::xml_node action : tool.children("action")) add(action_call(name, action), action);
+    } else if (pugi::xml_node parameters = tool.child("parameters")) {
+      add(RawCall{name, params_of(parameters)}, tool);
+    } else {
+      nlohmann::json params = params_of(tool);
+      params.erase("name");
+      add(RawCall{name, std::move(params)}, tool);
+    }
+  }
+
+  void add(std::variant<RawCall, std::string> raw, const pugi::xml_node& node) {
+    int row = node_row(node);
+    if (auto* error = std::get_if<std::string>(&raw)) return fail(row, *error);
+    auto& call = std::get<RawCall>(raw);
+    auto resolved = resolve_call(ctx_.options.tools, call.tool, std::move(call.params));
+    if (auto* error = std::get_if<std::string>(&resolved)) return fail(row, *error);
+    ToolCall out;
+    out.tool = std::move(std::get<ResolvedCall>(resolved).tool);
+    out.params = std::move(std::get<ResolvedCall>(resolved).params);
+    found_.calls.push_back(std::move(out));
+  }
+
+  void fail(int row, const std::string& message) {
+    found_.errors.push_back({open_row_, open_row_, row, message});
+  }
+
+  int node_row(const pugi::xml_node& node) const {
+    ptrdiff_t offset = node.offset_debug();
+    if (offset < 0) return open_row_;
+    return row_of_offset(open_row_, content_, static_cast<size_t>(offset));
+  }
+
+  const ReadContext& ctx_;
+  int open_row_;
+  const std::string& content_;
+  Found found_;
+};
+
+}  // namespace
+
+bool is_xml_candidate(std::string_view content) {
+  size_t first = content.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && starts_with(content.substr(first), "<tool");
+}
+
+int row_of_offset(int open_row, std::string_view content, size_t offset) {
+  offset = std::min(offset, content.size());
+  return open_row + 1 +
+         static_cast<int>(std::count(content.begin(), content.begin() + offset, '\n'));
+}
+
+Found read_xml_calls(const ReadContext& ctx, int open_row, const std::string& content) {
+  return XmlReader(ctx, open_row, content).read();
+}
+
+}  // namespace toolhost::parse
