@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "parse/parser.h"
+#include "session/result_block.h"
+#include "tools/tool_table.h"
+
 namespace toolhost::session {
 namespace {
 
@@ -150,6 +154,104 @@ TEST(ExecutedForm, FencedDialectsAndExecutedBlocksKeepTheirBlock) {
   sidekick.executed_form = true;  // re-run of "✓ Executed: `ls`": the header is already right
   EXPECT_TRUE(keeps_block(sidekick));
 }
+
+// --- round trip: what the host writes, the parser reads back as the same, finished call ---
+
+namespace roundtrip {
+
+parse::Options options() {
+  parse::Options o;
+  o.tools = tools::builtin_tool_table();
+  return o;
+}
+
+// Replaces `call`'s block by its executed form and result block, as ui.lua would.
+Lines finish(const Lines& buffer, const parse::ToolCall& c, const jobs::JobInfo& job) {
+  Lines block(buffer.begin() + c.start, buffer.begin() + c.end);
+  Lines written = keeps_block(c) ? block : executed_form(c, block, job.status);
+  ResultOptions result_options;
+  result_options.part = c.part;
+  Lines result = result_block(job, terminal_body(job, result_options), result_options);
+  written.insert(written.end(), result.begin(), result.end());
+  Lines out(buffer.begin(), buffer.begin() + c.start);
+  out.insert(out.end(), written.begin(), written.end());
+  out.insert(out.end(), buffer.begin() + c.end, buffer.end());
+  return out;
+}
+
+jobs::JobInfo job_for(const parse::ToolCall& c, jobs::Status status, int exit_code,
+                      const std::string& stdout_text) {
+  jobs::JobInfo job;
+  job.id = "th-7";
+  job.spec.tool = c.tool;
+  job.status = status;
+  job.exit_code = exit_code;
+  job.duration_s = 0.25;
+  job.out.append(stdout_text);
+  return job;
+}
+
+void expect_round_trip(const Lines& buffer, jobs::Status status, parse::CallStatus parsed,
+                       const std::string& output = "ok\n") {
+  parse::ParseResult before = parse::parse(buffer, options());
+  ASSERT_EQ(before.calls.size(), 1u);
+  ASSERT_TRUE(before.errors.empty()) << before.errors[0].message;
+  const parse::ToolCall& c = before.calls[0];
+  ASSERT_EQ(c.status, parse::CallStatus::Pending);
+  Lines after_lines =
+      finish(buffer, c, job_for(c, status, status == jobs::Status::Succeeded ? 0 : 1, output));
+  parse::ParseResult after = parse::parse(after_lines, options());
+  std::string text;
+  for (const auto& line : after_lines) text += line + "\n";
+  ASSERT_EQ(after.calls.size(), 1u) << text;
+  EXPECT_TRUE(after.errors.empty()) << (after.errors.empty() ? "" : after.errors[0].message) << "\n"
+                                    << text;
+  const parse::ToolCall& done = after.calls[0];
+  EXPECT_EQ(done.status, parsed) << text;
+  EXPECT_EQ(done.id, c.id) << "the call id must survive the rewrite\n" << text;
+  EXPECT_EQ(done.tool, c.tool);
+  ASSERT_TRUE(done.result.has_value()) << text;
+  EXPECT_EQ(done.result->job_id, "th-7");
+}
+
+TEST(ExecutedFormRoundTrip, OneLineCommand) {
+  expect_round_trip({"USER: test it", "ASSISTANT: sure", "**bash**", "```bash", "make test", "```",
+                     "> run tests", "", "Done."},
+                    jobs::Status::Succeeded, parse::CallStatus::Succeeded);
+}
+
+TEST(ExecutedFormRoundTrip, FailedMultiLineCommand) {
+  expect_round_trip(
+      {"USER: build", "ASSISTANT: sure", "**bash**", "```bash", "cd src", "make", "```", "> build"},
+      jobs::Status::Failed, parse::CallStatus::Failed);
+}
+
+TEST(ExecutedFormRoundTrip, CommandWithABacktick) {
+  expect_round_trip({"USER: date", "ASSISTANT: sure", "**bash**", "```bash", "echo `date`", "```"},
+                    jobs::Status::Succeeded, parse::CallStatus::Succeeded);
+}
+
+TEST(ExecutedFormRoundTrip, OutputHoldingFencesAndHeaders) {
+  expect_round_trip({"USER: cat", "ASSISTANT: sure", "**bash**", "```bash", "cat README.md", "```"},
+                    jobs::Status::Succeeded, parse::CallStatus::Succeeded,
+                    "# Title\n````\n```sh\nmake\n```\n````\n");
+}
+
+TEST(ExecutedFormRoundTrip, WriteFile) {
+  expect_round_trip(
+      {"USER: write", "ASSISTANT: sure", "**Write:** `src/a.c`", "```c", "int main() {}", "```"},
+      jobs::Status::Succeeded, parse::CallStatus::Succeeded, "Wrote 1 lines\n");
+}
+
+TEST(ExecutedFormRoundTrip, CodeCompanionXmlKeepsItsFence) {
+  expect_round_trip({"## Me", "", "run it", "", "## CodeCompanion (Copilot)", "", "```xml",
+                     "<tools>", "  <tool name=\"cmd_runner\">",
+                     "    <action><command><![CDATA[make test]]></command></action>", "  </tool>",
+                     "</tools>", "```"},
+                    jobs::Status::Succeeded, parse::CallStatus::Succeeded);
+}
+
+}  // namespace roundtrip
 
 }  // namespace
 }  // namespace toolhost::session
