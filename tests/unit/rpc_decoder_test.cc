@@ -148,6 +148,10 @@ struct MalformedCase {
   const char* error;  // expected prefix of the error text
 };
 
+void PrintTo(const MalformedCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
 class RpcDecoderMalformed : public ::testing::TestWithParam<MalformedCase> {};
 
 TEST_P(RpcDecoderMalformed, IsAnErrorNotACrash) {
