@@ -207,6 +207,7 @@ void Engine::on_output(Job& job, std::string_view data) {
   if (room > 0) {
     if (write_all(job.log_fd, data.data(), room)) {
       job.log_data += room;
+      job.log_last = data[room - 1];
       job.info.log_bytes = job.log_data;
     } else {
       room = 0;
@@ -219,9 +220,7 @@ void Engine::close_log(Job& job) {
   if (job.log_fd < 0) return;
   if (job.log_dropped > 0) {
     // Past log_max_bytes the log ends with one line saying what is missing (SPEC 6).
-    char last = '\n';
-    if (job.log_data > 0) (void)!::pread(job.log_fd, &last, 1, static_cast<off_t>(job.log_data - 1));
-    std::string trailer = std::string(last == '\n' ? "" : "\n") + "[toolhost: " +
+    std::string trailer = std::string(job.log_last == '\n' ? "" : "\n") + "[toolhost: " +
                           std::to_string(job.log_dropped) +
                           " bytes dropped: the log is capped at " +
                           std::to_string(options_.log_max_bytes) + " bytes]\n";

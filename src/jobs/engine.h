@@ -109,6 +109,7 @@ class Engine {
     int log_fd = -1;
     uint64_t log_data = 0;     // bytes of output written to the log
     uint64_t log_dropped = 0;  // bytes of output past log_max_bytes
+    char log_last = '\n';      // last byte written to the log
   };
 
   Job& create(JobSpec spec);

@@ -149,13 +149,19 @@ bool Process::terminate(Status reason, uint64_t grace_ms) {
 
 void Process::hurry(uint64_t grace_ms) {
   if (!spawned_) return;
+  // Leftovers found later (when the job ends) get this grace too, not the longer one.
+  kill_grace_ms_ = std::min(kill_grace_ms_, grace_ms);
   if (!finished_ && !exited_) {
     terminate(Status::Canceled, grace_ms);
+    kill_after(grace_ms);  // a timeout's or cancel's longer grace may be running
     return;
   }
-  if (!group_alive()) return;
-  ::kill(-info_.pgid, SIGTERM);
-  kill_after(grace_ms);
+  if (group_alive()) {
+    ::kill(-info_.pgid, SIGTERM);
+    kill_after(grace_ms);
+  } else if (uv_is_active(as_handle(&grace_))) {
+    kill_after(0);  // nothing left to kill: let the timer fire and close now
+  }
 }
 
 void Process::on_exit(uv_process_t* handle, int64_t exit_status, int term_signal) {

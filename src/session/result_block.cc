@@ -55,9 +55,10 @@ void append_capped(std::vector<std::string>& out, const StreamLines& lines, uint
   const uint64_t tail_begin = head_end + lines.gap;
   std::vector<Range> wanted;
   if (first + last >= total) {
-    wanted = {{0, total}};
+    wanted.push_back({0, total});
   } else {
-    wanted = {{0, first}, {total - last, total}};
+    wanted.push_back({0, first});
+    wanted.push_back({total - last, total});
   }
   std::vector<Range> shown;
   for (Range w : wanted) {
