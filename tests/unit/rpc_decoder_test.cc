@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -327,6 +328,35 @@ TEST(RpcDecoder, DefaultLimitsAcceptLargeRealisticMessages) {
       std::nullopt);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].params.via.array.ptr[4].via.array.size, 200000u);
+}
+
+TEST(RpcDecoder, RandomBytesAndMutatedFramesNeverCrash) {
+  // Deterministic: the same inputs every run. Each input either decodes or is an error.
+  std::mt19937 random(20261123);
+  const std::string valid = three_messages();
+  for (int round = 0; round < 3000; ++round) {
+    std::string bytes;
+    if (round % 2 == 0) {
+      bytes.resize(random() % 64);
+      for (char& c : bytes) c = static_cast<char>(random());
+    } else {
+      bytes = valid;
+      for (int flips = 1 + random() % 4; flips > 0; --flips) {
+        bytes[random() % bytes.size()] = static_cast<char>(random());
+      }
+    }
+    Decoder decoder(default_limits(), /*max_message_bytes=*/1 << 20);
+    std::vector<Message> out;
+    auto error = decoder.feed(bytes, out);
+    for (const Message& m : out) {
+      // Whatever was accepted is a well-formed message.
+      if (m.type != MessageType::Response) {
+        ASSERT_EQ(m.params.type, msgpack::type::ARRAY);
+        (void)to_json(m.params);
+      }
+    }
+    (void)error;
+  }
 }
 
 }  // namespace

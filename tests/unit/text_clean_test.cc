@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -138,6 +140,42 @@ TEST(TextClean, LinesSplitOnNewlineFinalNewlineStartsNoLine) {
   EXPECT_EQ(clean_lines("a\n\nb\n\n"), (Lines{"a", "", "b", ""}));
   EXPECT_EQ(clean_lines("dos\r\nlines\r\n"), (Lines{"dos", "lines"}));
   EXPECT_EQ(clean_lines("1%\r2%\r3%\nnext\x1b[0m\n"), (Lines{"3%", "next"}));
+}
+
+// Decodes UTF-8 that is known to be valid; -1 if it is not.
+int count_code_points(const std::string& text) {
+  int n = 0;
+  for (size_t i = 0; i < text.size(); ++n) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > text.size()) return -1;
+    for (size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return -1;
+    }
+    i += len;
+  }
+  return n;
+}
+
+TEST(TextClean, AnyInputGivesValidUtf8WithoutControlsAndBoundedLength) {
+  std::mt19937 random(42);
+  const std::string alphabet[] = {
+      "a",    "\x1b",         "[",    "]",    "\r", "\t", "\x07", "\xc2", "\x9b",
+      "\x85", "\xe2\x9c\x93", "\xff", "\x80", "m",  "\\", "(",    "B"};
+  for (int round = 0; round < 2000; ++round) {
+    std::string raw;
+    for (int n = random() % 1200; n > 0; --n) raw += alphabet[random() % std::size(alphabet)];
+    std::string line = clean_line(raw);
+    int code_points = count_code_points(line);
+    ASSERT_GE(code_points, 0) << "invalid UTF-8 from input #" << round;
+    ASSERT_LE(code_points, 501);
+    for (unsigned char c : line) {
+      ASSERT_TRUE(c >= 0x20 || c == '\t') << "control byte " << int(c) << " in #" << round;
+      ASSERT_NE(c, 0x7f);
+    }
+    ASSERT_EQ(line.find("\xc2\x85"), std::string::npos);  // no raw C1 control
+    ASSERT_EQ(line.find("\xc2\x9b"), std::string::npos);
+  }
 }
 
 }  // namespace
