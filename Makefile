@@ -3,7 +3,9 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-sanitizers demo bench fuzz clean
+FUZZ_SECONDS ?= 600
+
+.PHONY: all build deps test test-sanitizers fuzz-smoke demo bench fuzz clean
 
 all: build
 
@@ -21,6 +23,7 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-sanitizers
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 test-sanitizers:
 	@cmake -S . -B $(BUILD)-san -DTOOLHOST_ASAN=ON -DTOOLHOST_UBSAN=ON >/dev/null
@@ -36,11 +39,13 @@ bench: deps
 	@cmake --build $(BUILD)-bench -j $(JOBS)
 	@scripts/bench $(BUILD)-bench
 
-fuzz:
-	@TOOLHOST_FUZZ=1 scripts/install-deps
-	@CXX=clang++-14 cmake -S . -B $(BUILD)-fuzz -DTOOLHOST_FUZZ=ON -DTOOLHOST_TESTS=OFF >/dev/null
-	@cmake --build $(BUILD)-fuzz -j $(JOBS)
-	@scripts/fuzz $(BUILD)-fuzz
+# The parser fuzzer briefly (part of `make test`), and for FUZZ_SECONDS (`make fuzz`).
+fuzz-smoke:
+	@out=$$(scripts/fuzz 20 $(BUILD)-fuzz 2>&1) || { echo "$$out" | tail -40; exit 1; }; \
+	  echo "$$out" | grep -aE '^(stat::number_of_executed_units|Done)' || true
+
+fuzz: deps
+	@scripts/fuzz $(FUZZ_SECONDS) $(BUILD)-fuzz
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-bench $(BUILD)-fuzz
