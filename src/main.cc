@@ -1,5 +1,6 @@
 // toolhost: runs the tool calls an LLM writes into a Neovim chat buffer.
 //   toolhost --stdio [--state-dir D] [--cache-dir D] [--log-file F]   (started by Neovim)
+//   toolhost parse FILE [--json] [--config FILE.json]
 //   toolhost --version
 #include <csignal>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <uv.h>
 
 #include "base/log.h"
+#include "cli/parse_command.h"
 #include "rpc/peer.h"
 #include "session/host.h"
 
@@ -98,8 +100,14 @@ int main(int argc, char** argv) {
   app.add_option("--log-file", log_file, "Log file (default: {cache dir}/toolhost.log)");
   app.add_option("--log-level", log_level, "debug, info, warn, error or off")
       ->check(CLI::IsMember({"debug", "info", "warn", "error", "off"}, CLI::ignore_case));
+  cli::ParseCommand parse;
+  CLI::App* parse_app = app.add_subcommand("parse", "Print the messages, tool calls and errors of a transcript");
+  parse_app->add_option("file", parse.file, "The chat transcript")->required();
+  parse_app->add_flag("--json", parse.json, "Print JSON (rows 0-based, end-exclusive)");
+  parse_app->add_option("--config", parse.config_file, "setup() options as JSON (roles)");
   CLI11_PARSE(app, argc, argv);
 
+  if (parse_app->parsed()) return cli::run_parse_command(parse, std::cout, std::cerr);
   auto level = log::level_from_string(log_level).value_or(log::Level::Warn);
   if (!stdio) {
     std::cout << app.help();

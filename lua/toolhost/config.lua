@@ -121,6 +121,7 @@ function M.for_host()
     shell = o.shell,
     roles = o.roles,
     output = o.output,
+    history_max = o.history_max,
   }
 end
 

@@ -35,6 +35,7 @@ local function render(err, result)
   vim.bo[view.buf].modifiable = true
   api.nvim_buf_set_lines(view.buf, 0, -1, false, lines)
   vim.bo[view.buf].modifiable = false
+  require("toolhost.ui").fire("ToolhostViewUpdated", { view = "jobs", buf = view.buf })
 end
 
 function M.refresh()

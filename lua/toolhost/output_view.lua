@@ -36,13 +36,16 @@ local function fetch(buf, id, state)
     end
     if err then
       vim.bo[buf].modifiable = true
-      api.nvim_buf_set_lines(buf, -1, -1, false, { "toolhost: " .. tostring(err) })
+      api.nvim_buf_set_lines(buf, 0, -1, false, { "toolhost: " .. tostring(err) })
       vim.bo[buf].modifiable = false
+      require("toolhost.ui").fire("ToolhostViewUpdated", { view = "output", buf = buf, id = id, error = tostring(err) })
       return
     end
     append(buf, state, result.data or "")
     state.offset = result.next or state.offset
-    vim.b[buf].toolhost_output = { id = id, offset = state.offset, finished = result.finished == true }
+    local info = { view = "output", buf = buf, id = id, offset = state.offset, finished = result.finished == true }
+    vim.b[buf].toolhost_output = info
+    require("toolhost.ui").fire("ToolhostViewUpdated", info)
     if result.eof == false then
       fetch(buf, id, state)
     elseif result.finished ~= true then

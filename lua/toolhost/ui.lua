@@ -223,6 +223,7 @@ local function apply_buffer(entry, results)
   refresh_diagnostics(buf, st)
 end
 
+-- Fires `User {name}` with `data` (0.8+: in the autocmd's data; every version: g:toolhost_event).
 local function fire(name, data)
   vim.g.toolhost_event = data
   local opts = { pattern = name, modeline = false }
@@ -231,6 +232,8 @@ local function fire(name, data)
   end
   pcall(api.nvim_exec_autocmds, "User", opts)
 end
+
+M.fire = fire
 
 local applying, queue = false, {}
 

@@ -1,44 +1,143 @@
 #include "jobs/engine.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <csignal>
+#include <cerrno>
 #include <cstring>
+
+#include "base/log.h"
+#include "jobs/job_json.h"
 
 extern char** environ;
 
 namespace toolhost::jobs {
+namespace {
+
+void make_dirs(const std::string& dir) {
+  for (size_t slash = 1; slash != std::string::npos; slash = dir.find('/', slash + 1)) {
+    ::mkdir(dir.substr(0, slash).c_str(), 0700);
+  }
+  ::mkdir(dir.c_str(), 0700);
+}
+
+uint64_t number_of(std::string_view id) {
+  if (id.substr(0, 3) != "th-" || id.size() == 3) return 0;
+  uint64_t n = 0;
+  for (char c : id.substr(3)) {
+    if (c < '0' || c > '9') return 0;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return n;
+}
+
+bool write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool has_key(const std::vector<std::pair<std::string, std::string>>& env, std::string_view entry) {
+  return std::any_of(env.begin(), env.end(), [&](const auto& kv) {
+    return entry.size() > kv.first.size() && entry.substr(0, kv.first.size()) == kv.first &&
+           entry[kv.first.size()] == '=';
+  });
+}
+
+}  // namespace
 
 Engine::Engine(uv_loop_t* loop, EngineOptions options)
-    : loop_(loop), options_(std::move(options)) {}
+    : loop_(loop), options_(std::move(options)), history_(loop, options_.state_dir) {
+  if (!options_.cache_dir.empty()) make_dirs(options_.cache_dir + "/jobs");
+  for (const nlohmann::json& record : history_.load()) {
+    JobInfo info = job_from_json(record);
+    if (info.number == 0) continue;
+    auto job = std::make_unique<Job>();
+    job->info = std::move(info);
+    jobs_[job->info.number] = std::move(job);
+  }
+  trim();
+  history_.trim(options_.history_max, [this](const nlohmann::json& r) {
+    delete_log(r.value("log", ""));
+  }, true);
+}
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  for (auto& [number, job] : jobs_) close_log(*job);
+}
+
+void Engine::set_options(EngineOptions options) {
+  options.state_dir = options_.state_dir;
+  options.cache_dir = options_.cache_dir;
+  options_ = std::move(options);
+  start_next();
+}
+
+Engine::Job& Engine::create(JobSpec spec) {
+  auto job = std::make_unique<Job>();
+  JobInfo& info = job->info;
+  info.spec = std::move(spec);
+  info.queued_at_ms = wall_clock_ms();
+  auto name = [this, &info](uint64_t number) {
+    info.number = number;
+    info.id = "th-" + std::to_string(number);
+    if (!options_.cache_dir.empty()) info.log_path = options_.cache_dir + "/jobs/" + info.id + ".log";
+  };
+  if (history_.enabled()) {
+    history_.allocate([&](uint64_t number) {
+      name(number);
+      return nlohmann::json{{"ev", "queued"},
+                            {"id", info.id},
+                            {"call_id", info.spec.call_id},
+                            {"tool", info.spec.tool},
+                            {"params", info.spec.params},
+                            {"cwd", info.spec.cwd},
+                            {"buffer", info.spec.buffer_name},
+                            {"status", "queued"},
+                            {"queued_at_ms", info.queued_at_ms},
+                            {"log", info.log_path},
+                            {"host", history_.host()}};
+    });
+  } else {
+    name(next_number_++);
+  }
+  Job& ref = *job;
+  jobs_[info.number] = std::move(job);
+  return ref;
+}
 
 std::string Engine::submit(JobSpec spec, JobEvents events) {
-  auto job = std::make_unique<Job>();
-  job->info.id = "th-" + std::to_string(next_number_++);
-  job->info.spec = std::move(spec);
-  job->events = std::move(events);
-  Job* raw = job.get();
-  std::string id = job->info.id;
-  jobs_.emplace(id, std::move(job));
-  queue_.push_back(raw);
+  Job& job = create(std::move(spec));
+  job.events = std::move(events);
+  std::string id = job.info.id;
+  if (shutting_down_) {
+    job.info.status = Status::Canceled;
+    job.info.error = "the host is shutting down";
+    finished(job);
+    return id;
+  }
+  queue_.push_back(&job);
   start_next();
   return id;
 }
 
 const JobInfo& Engine::refuse(JobSpec spec, std::string reason) {
-  auto job = std::make_unique<Job>();
-  job->info.id = "th-" + std::to_string(next_number_++);
-  job->info.spec = std::move(spec);
-  job->info.status = Status::Failed;
-  job->info.error = std::move(reason);
-  const JobInfo& info = job->info;
-  jobs_.emplace(info.id, std::move(job));
-  return info;
+  Job& job = create(std::move(spec));
+  job.info.status = Status::Failed;
+  job.info.error = std::move(reason);
+  record_end(job.info);
+  return job.info;
 }
 
 void Engine::start_next() {
-  while (!on_shutdown_ && !queue_.empty() &&
+  while (!shutting_down_ && !queue_.empty() &&
          running_ < static_cast<size_t>(std::max(1, options_.max_concurrent))) {
     Job* job = queue_.front();
     queue_.pop_front();
@@ -49,12 +148,7 @@ void Engine::start_next() {
 std::vector<std::string> Engine::environment() const {
   std::vector<std::string> env;
   for (char** entry = environ; entry && *entry; ++entry) {
-    std::string_view text(*entry);
-    bool overridden = std::any_of(options_.env.begin(), options_.env.end(), [&](const auto& kv) {
-      return text.size() > kv.first.size() && text.substr(0, kv.first.size()) == kv.first &&
-             text[kv.first.size()] == '=';
-    });
-    if (!overridden) env.emplace_back(text);
+    if (!has_key(options_.env, *entry)) env.emplace_back(*entry);
   }
   for (const auto& [key, value] : options_.env) env.push_back(key + "=" + value);
   return env;
@@ -65,7 +159,8 @@ void Engine::start(Job& job) {
   ++processes_;
   Job* raw = &job;
   Process::Events events;
-  events.output = [raw](Stream stream, std::string_view data) {
+  events.output = [this, raw](Stream stream, std::string_view data) {
+    on_output(*raw, data);
     if (raw->events.output) raw->events.output(raw->info, stream, data);
   };
   events.finished = [this, raw] { finished(*raw); };
@@ -74,68 +169,229 @@ void Engine::start(Job& job) {
     --processes_;
     maybe_done_shutting_down();
   };
+  open_log(job);
   job.process = std::make_unique<Process>(loop_, job.info, options_.kill_grace_ms, events);
   std::vector<std::string> env = environment();
-  for (const auto& [key, value] : job.info.spec.env) env.push_back(key + "=" + value);
-  if (!job.process->start(env)) {
-    job.info.status = Status::Failed;
-    finished(job);
-    job.process->close();
-    return;
+  if (!job.info.spec.env.empty()) {
+    env.erase(std::remove_if(env.begin(), env.end(),
+                             [&](const std::string& e) { return has_key(job.info.spec.env, e); }),
+              env.end());
+    for (const auto& [key, value] : job.info.spec.env) env.push_back(key + "=" + value);
   }
+  if (!job.process->start(env)) return;  // `finished` comes from the loop
+  history_.append({{"ev", "started"},
+                   {"id", job.info.id},
+                   {"status", "running"},
+                   {"started_at_ms", job.info.started_at_ms},
+                   {"pid", job.info.pid},
+                   {"pgid", job.info.pgid},
+                   {"host", history_.host()}});
   if (job.events.started) job.events.started(job.info);
 }
 
+void Engine::open_log(Job& job) {
+  if (job.info.log_path.empty()) return;
+  job.log_fd = ::open(job.info.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (job.log_fd < 0) {
+    log::warn("jobs: cannot create " + job.info.log_path + ": " + std::strerror(errno));
+    job.info.log_path.clear();
+  }
+}
+
+void Engine::on_output(Job& job, std::string_view data) {
+  if (job.log_fd < 0) return;
+  size_t room = job.log_data < options_.log_max_bytes
+                    ? static_cast<size_t>(std::min<uint64_t>(options_.log_max_bytes - job.log_data,
+                                                             data.size()))
+                    : 0;
+  if (room > 0) {
+    if (write_all(job.log_fd, data.data(), room)) {
+      job.log_data += room;
+      job.log_last = data[room - 1];
+      job.info.log_bytes = job.log_data;
+    } else {
+      room = 0;
+    }
+  }
+  job.log_dropped += data.size() - room;
+}
+
+void Engine::close_log(Job& job) {
+  if (job.log_fd < 0) return;
+  if (job.log_dropped > 0) {
+    // Past log_max_bytes the log ends with one line saying what is missing (SPEC 6).
+    std::string trailer = std::string(job.log_last == '\n' ? "" : "\n") + "[toolhost: " +
+                          std::to_string(job.log_dropped) +
+                          " bytes dropped: the log is capped at " +
+                          std::to_string(options_.log_max_bytes) + " bytes]\n";
+    if (write_all(job.log_fd, trailer.data(), trailer.size())) {
+      job.info.log_bytes = job.log_data + trailer.size();
+    }
+  }
+  ::close(job.log_fd);
+  job.log_fd = -1;
+}
+
+void Engine::record_end(const JobInfo& info) {
+  nlohmann::json line = job_to_json(info);
+  for (const char* key : {"call_id", "tool", "params", "cwd", "buffer", "queued_at_ms"}) {
+    line.erase(key);
+  }
+  line["ev"] = "ended";
+  line["host"] = history_.host();
+  history_.append(std::move(line));
+}
+
 void Engine::finished(Job& job) {
-  --running_;
-  if (job.process) job.process->close();
+  if (job.process) {
+    --running_;
+    job.process->close();
+  }
+  close_log(job);
+  record_end(job.info);
   if (job.events.finished) job.events.finished(job.info);
+  // The result is delivered: free the buffers (SPEC 6); counts and the log stay.
+  job.info.out.release();
+  job.info.err.release();
+  job.events = {};
+  ++ended_since_trim_;
+  trim();
   start_next();
 }
 
+void Engine::trim() {
+  // In memory: the newest history_max jobs, plus whatever is still queued or running.
+  size_t excess = jobs_.size() > options_.history_max ? jobs_.size() - options_.history_max : 0;
+  for (auto it = jobs_.begin(); excess > 0 && it != jobs_.end();) {
+    Job& job = *it->second;
+    if (job.process || !is_finished(job.info.status)) {
+      ++it;
+      continue;
+    }
+    if (!history_.enabled()) delete_log(job.info.log_path);  // else history's trim does it
+    it = jobs_.erase(it);
+    --excess;
+  }
+  if (history_.enabled() && ended_since_trim_ >= std::max<size_t>(16, options_.history_max / 4)) {
+    ended_since_trim_ = 0;
+    history_.trim(options_.history_max, [this](const nlohmann::json& r) {
+      delete_log(r.value("log", ""));
+    }, false);
+  }
+}
+
+void Engine::delete_log(const std::string& path) const {
+  // Only ever our own log files, whatever a history line says.
+  const std::string dir = options_.cache_dir + "/jobs/";
+  if (options_.cache_dir.empty() || path.size() <= dir.size() || path.compare(0, dir.size(), dir) ||
+      path.find('/', dir.size()) != std::string::npos ||
+      path.compare(path.size() - 4, 4, ".log") != 0) {
+    return;
+  }
+  ::unlink(path.c_str());
+}
+
 bool Engine::cancel(const std::string& id) {
-  auto it = jobs_.find(id);
+  auto it = jobs_.find(number_of(id));
   if (it == jobs_.end() || is_finished(it->second->info.status)) return false;
   Job& job = *it->second;
-  if (job.info.status == Status::Queued) {
-    queue_.erase(std::remove(queue_.begin(), queue_.end(), &job), queue_.end());
-    job.info.status = Status::Canceled;
-    if (job.events.finished) job.events.finished(job.info);
-    return true;
-  }
-  job.process->terminate(Status::Canceled, options_.kill_grace_ms);
+  if (job.process) return job.process->terminate(Status::Canceled, options_.kill_grace_ms);
+  auto queued = std::find(queue_.begin(), queue_.end(), &job);
+  if (queued == queue_.end()) return false;  // a peer's job, known from history
+  queue_.erase(queued);
+  job.info.status = Status::Canceled;
+  finished(job);
   return true;
 }
 
-const JobInfo* Engine::find(const std::string& id) const {
-  auto it = jobs_.find(id);
+const JobInfo* Engine::get(const std::string& id) const {
+  auto it = jobs_.find(number_of(id));
   return it == jobs_.end() ? nullptr : &it->second->info;
+}
+
+JobList Engine::jobs(const JobQuery& query) const {
+  JobList list;
+  list.running = running_;
+  list.queued = queue_.size();
+  for (auto it = jobs_.rbegin(); it != jobs_.rend(); ++it) {
+    const JobInfo& info = it->second->info;
+    if (!query.statuses.empty() && !query.statuses.count(info.status)) continue;
+    ++list.total;
+    if (query.limit == 0 || list.jobs.size() < query.limit) list.jobs.push_back(&info);
+  }
+  return list;
 }
 
 std::vector<const JobInfo*> Engine::list() const {
   std::vector<const JobInfo*> out;
-  for (const auto& [id, job] : jobs_) out.push_back(&job->info);
+  for (const auto& [number, job] : jobs_) out.push_back(&job->info);
   return out;
 }
 
+OutputChunk Engine::output(const std::string& id, uint64_t since, size_t max_bytes) const {
+  OutputChunk chunk;
+  chunk.next = since;
+  const JobInfo* info = get(id);
+  if (!info) {
+    chunk.error = "no job " + id;
+    return chunk;
+  }
+  chunk.finished = is_finished(info->status);
+  if (info->log_path.empty()) {
+    chunk.error = "job " + id + " has no log";
+    chunk.eof = chunk.finished;
+    return chunk;
+  }
+  int fd = ::open(info->log_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    chunk.error = "cannot read " + info->log_path + ": " + std::strerror(errno);
+    chunk.eof = chunk.finished;
+    return chunk;
+  }
+  struct stat st {};
+  uint64_t size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  if (since > size) since = size;
+  size_t want = static_cast<size_t>(std::min<uint64_t>(max_bytes, size - since));
+  chunk.data.resize(want);
+  size_t got = 0;
+  while (got < want) {
+    ssize_t n = ::pread(fd, chunk.data.data() + got, want - got, static_cast<off_t>(since + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  chunk.data.resize(got);
+  chunk.next = since + got;
+  chunk.eof = chunk.finished && chunk.next >= size;
+  return chunk;
+}
+
 void Engine::shutdown(uint64_t grace_ms, std::function<void()> done) {
+  shutting_down_ = true;
   on_shutdown_ = std::move(done);
-  for (Job* job : queue_) job->info.status = Status::Canceled;
-  queue_.clear();
-  for (auto& [id, job] : jobs_) {
-    if (job->process && job->info.status == Status::Running) {
-      job->process->terminate(Status::Canceled, grace_ms);
-    }
+  std::deque<Job*> queued;
+  queued.swap(queue_);
+  for (Job* job : queued) {
+    job->info.status = Status::Canceled;
+    job->info.error = "the host shut down";
+    finished(*job);
+  }
+  for (auto& [number, job] : jobs_) {
+    if (job->process) job->process->hurry(grace_ms);
   }
   maybe_done_shutting_down();
 }
 
 void Engine::maybe_done_shutting_down() {
-  if (on_shutdown_ && processes_ == 0) {
-    auto done = std::move(on_shutdown_);
-    on_shutdown_ = [] {};  // stays set: no new job starts after shutdown
-    done();
-  }
+  if (!on_shutdown_ || processes_ != 0) return;
+  auto done = std::move(on_shutdown_);
+  on_shutdown_ = nullptr;
+  history_.trim(options_.history_max, [this](const nlohmann::json& r) {
+    delete_log(r.value("log", ""));
+  }, true);
+  history_.close();
+  done();
 }
 
 }  // namespace toolhost::jobs

@@ -1,16 +1,19 @@
 #pragma once
-// The job engine: ids, a FIFO queue bounded by max_concurrent, cancellation, and the record
-// of every job this host ran. Knows nothing of Neovim.
+// The job engine: ids, a FIFO queue bounded by max_concurrent, cancellation, output logs, the
+// history of every job (this host's and, through the shared history file, earlier ones).
+// Knows nothing of Neovim.
 
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <uv.h>
 
+#include "jobs/history.h"
 #include "jobs/process.h"
 #include "jobs/types.h"
 
@@ -23,22 +26,57 @@ struct EngineOptions {
   std::vector<std::pair<std::string, std::string>> env = {
       {"TOOLHOST", "1"}, {"TERM", "dumb"}, {"NO_COLOR", "1"}, {"PAGER", "cat"},
       {"GIT_PAGER", "cat"}};
+  // {state_dir}/history.jsonl and history.lock; empty = no history, ids start at th-1.
+  std::string state_dir;
+  // {cache_dir}/jobs/{id}.log; empty = no log files (output() then has nothing to read).
+  std::string cache_dir;
+  uint64_t log_max_bytes = 64ull * 1024 * 1024;
+  // Finished jobs kept, in memory and in the history file (with their logs).
+  size_t history_max = 500;
 };
 
+// Events of one job, in this order: started (not for a job canceled while queued or one that
+// could not start), output…, finished (exactly once). `started` fires inside submit() when a
+// slot is free; `finished` never fires inside submit(), and fires inside cancel() for a
+// queued job. After `finished` returns, the job's in-memory output (Capture) is released.
 struct JobEvents {
   std::function<void(const JobInfo&)> started;
   std::function<void(const JobInfo&, Stream, std::string_view)> output;
   std::function<void(const JobInfo&)> finished;
 };
 
+struct JobQuery {
+  std::set<Status> statuses;  // empty = every status
+  size_t limit = 0;           // 0 = no limit
+};
+
+struct JobList {
+  std::vector<const JobInfo*> jobs;  // newest first; valid until the engine next changes
+  size_t total = 0;                  // jobs matching the query, before `limit`
+  size_t running = 0;                // this engine's, whatever the query
+  size_t queued = 0;
+};
+
+struct OutputChunk {
+  std::string data;   // raw bytes of the log (stdout and stderr in arrival order)
+  uint64_t next = 0;  // offset to ask for next time
+  bool finished = false;  // the job has ended
+  bool eof = false;       // finished, and `next` is the end of the log
+  std::string error;      // unknown job, no log file
+};
+
 class Engine {
  public:
+  // Reads the history (marking dead hosts' unfinished jobs `interrupted`) when
+  // options.state_dir is set.
   Engine(uv_loop_t* loop, EngineOptions options);
+  // Call shutdown() and let the loop run until it reports done before destroying the engine.
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  void set_options(EngineOptions options) { options_ = std::move(options); }
+  // state_dir and cache_dir are fixed at construction; the rest applies to jobs started later.
+  void set_options(EngineOptions options);
   const EngineOptions& options() const { return options_; }
 
   // Queues a job and returns its id ("th-N"); it starts when a slot is free.
@@ -46,14 +84,21 @@ class Engine {
   // Records a call that policy refused before it ran: it gets a job id like any other, and
   // finishes `failed` with `reason` as its error.
   const JobInfo& refuse(JobSpec spec, std::string reason);
-  // Cancels a queued or running job. False when no such job is unfinished.
+  // Cancels a queued or running job: true when it will end `canceled`. A job whose process
+  // already exited keeps the status its exit gave (false).
   bool cancel(const std::string& id);
-  const JobInfo* find(const std::string& id) const;
-  std::vector<const JobInfo*> list() const;
+  // Any job this engine knows: its own, and those read from history.
+  const JobInfo* get(const std::string& id) const;
+  const JobInfo* find(const std::string& id) const { return get(id); }
+  JobList jobs(const JobQuery& query = {}) const;
+  std::vector<const JobInfo*> list() const;  // oldest first
+  // Up to `max_bytes` of the job's log from `since`.
+  OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 1 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
-  // SIGTERM every running group, SIGKILL what is left after `grace_ms`; `done` runs when
-  // every process handle is closed.
+  // Queued jobs finish `canceled`; every group (running jobs, and leftovers of finished ones)
+  // gets SIGTERM, then SIGKILL after `grace_ms`; history is flushed; `done` runs when every
+  // process handle is closed. No job starts afterwards.
   void shutdown(uint64_t grace_ms, std::function<void()> done);
 
  private:
@@ -61,21 +106,35 @@ class Engine {
     JobInfo info;
     JobEvents events;
     std::unique_ptr<Process> process;
+    int log_fd = -1;
+    uint64_t log_data = 0;     // bytes of output written to the log
+    uint64_t log_dropped = 0;  // bytes of output past log_max_bytes
+    char log_last = '\n';      // last byte written to the log
   };
 
+  Job& create(JobSpec spec);
   void start_next();
   void start(Job& job);
   void finished(Job& job);
+  void on_output(Job& job, std::string_view data);
+  void open_log(Job& job);
+  void close_log(Job& job);
+  void record_end(const JobInfo& info);
+  void trim();
+  void delete_log(const std::string& path) const;
   std::vector<std::string> environment() const;
   void maybe_done_shutting_down();
 
   uv_loop_t* loop_;
   EngineOptions options_;
-  uint64_t next_number_ = 1;
-  std::map<std::string, std::unique_ptr<Job>> jobs_;
+  History history_;
+  uint64_t next_number_ = 1;  // without history
+  std::map<uint64_t, std::unique_ptr<Job>> jobs_;  // by number
   std::deque<Job*> queue_;
   size_t running_ = 0;
   size_t processes_ = 0;
+  size_t ended_since_trim_ = 0;
+  bool shutting_down_ = false;
   std::function<void()> on_shutdown_;
 };
 

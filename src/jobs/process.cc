@@ -1,8 +1,10 @@
 #include "jobs/process.h"
 
-#include <csignal>
+#include <fcntl.h>
+
+#include <algorithm>
 #include <cerrno>
-#include <chrono>
+#include <csignal>
 
 namespace toolhost::jobs {
 namespace {
@@ -10,11 +12,8 @@ namespace {
 // After the direct child exits, a grandchild may still hold the pipes open (`cmd &`).
 // The job ends this long after the exit even so (SPEC 6).
 constexpr uint64_t kLingerAfterExitMs = 500;
-
-int64_t wall_clock_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
+// A bigger pipe means fewer wake-ups per byte when a child floods its output.
+constexpr int kPipeBytes = 1024 * 1024;
 
 template <class Handle>
 uv_handle_t* as_handle(Handle* h) {
@@ -54,12 +53,13 @@ bool Process::start(const std::vector<std::string>& environment) {
   stdio[2].data.stream = reinterpret_cast<uv_stream_t*>(&err_);
 
   uv_process_options_t options{};
-  options.file = argv.empty() || !argv[0] ? "" : argv[0];
+  options.file = argv[0] ? argv[0] : "";
   options.args = argv.data();
   options.env = env.data();
   options.cwd = info_.spec.cwd.empty() ? nullptr : info_.spec.cwd.c_str();
-  // DETACHED = setsid() in the child: its own process group, so that a timeout or cancel
-  // reaches grandchildren too, and a terminal's ^C does not.
+  // DETACHED = setsid() in the child: a new session and process group whose id is the child's
+  // pid, so kill(-pgid) reaches every descendant that does not setsid itself, and a
+  // terminal's ^C does not reach the job.
   options.flags = UV_PROCESS_DETACHED;
   options.stdio_count = 3;
   options.stdio = stdio;
@@ -67,21 +67,30 @@ bool Process::start(const std::vector<std::string>& environment) {
 
   start_ns_ = uv_hrtime();
   info_.started_at_ms = wall_clock_ms();
+  int rc = UV_EINVAL;
   if (info_.spec.argv.empty()) {
     info_.error = "empty command";
-    return false;
-  }
-  if (int rc = uv_spawn(loop_, &process_, &options)) {
-    info_.error = std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(rc);
-    // uv_spawn initialises the handle even when it fails; it must still be closed.
+  } else {
+    rc = uv_spawn(loop_, &process_, &options);
+    // uv_spawn initialises the handle even when it fails; it must be closed either way.
     ++handles_open_;
+    if (rc != 0) {
+      info_.error = std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(rc);
+    }
+  }
+  if (rc != 0) {
+    // Report the failure from the loop, so that no event fires inside the caller's submit().
+    uv_timer_start(
+        &deadline_, [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->finish(); }, 0, 0);
     return false;
   }
-  ++handles_open_;
+  spawned_ = true;
   info_.pid = process_.pid;
   info_.pgid = process_.pid;
   info_.status = Status::Running;
   for (uv_pipe_t* pipe : {&out_, &err_}) {
+    uv_os_fd_t fd;
+    if (uv_fileno(as_handle(pipe), &fd) == 0) ::fcntl(fd, F_SETPIPE_SZ, kPipeBytes);
     uv_read_start(reinterpret_cast<uv_stream_t*>(pipe), on_alloc, on_read);
     ++pipes_open_;
   }
@@ -93,25 +102,66 @@ void Process::start_timeout() {
   if (info_.spec.timeout_ms == 0) return;
   uv_timer_start(
       &deadline_,
-      [](uv_timer_t* timer) { auto* self = static_cast<Process*>(timer->data);
+      [](uv_timer_t* timer) {
+        auto* self = static_cast<Process*>(timer->data);
         self->terminate(Status::TimedOut, self->kill_grace_ms_);
       },
       info_.spec.timeout_ms, 0);
 }
 
-void Process::signal_group(int signal) {
-  // Only signal a group we started and that still exists: kill(-pgid, 0) says whether any
-  // member is left, and a pgid cannot be reused while one is.
-  if (info_.pgid > 0 && ::kill(-info_.pgid, 0) == 0) ::kill(-info_.pgid, signal);
+bool Process::group_alive() {
+  if (group_gone_ || info_.pgid <= 0) return false;
+  if (::kill(-info_.pgid, 0) == 0) return true;
+  if (errno == ESRCH) group_gone_ = true;
+  return false;
 }
 
-void Process::terminate(Status reason, uint64_t grace_ms) {
-  if (finished_ || stop_reason_ != Status::Running) return;
-  stop_reason_ = reason;
+void Process::signal_group(int signal) {
+  if (group_alive()) ::kill(-info_.pgid, signal);
+}
+
+void Process::kill_after(uint64_t grace_ms) {
+  if (uv_is_closing(as_handle(&grace_))) return;
+  if (uv_is_active(as_handle(&grace_)) && uv_timer_get_due_in(&grace_) <= grace_ms) return;
+  uv_timer_start(&grace_, on_grace, grace_ms, 0);
+}
+
+void Process::on_grace(uv_timer_t* timer) {
+  auto* self = static_cast<Process*>(timer->data);
+  self->signal_group(SIGKILL);
+  // After close() the grace timer outlives the other handles only to deliver this SIGKILL.
+  if (self->closing_) uv_close(as_handle(timer), on_handle_closed);
+}
+
+bool Process::terminate(Status reason, uint64_t grace_ms) {
+  if (finished_ || !spawned_) return false;
+  if (exited_) {
+    // The direct child is gone (a late cancel, or a leftover holds the pipes): its exit
+    // decides the status; whatever is left in the group goes.
+    finish();
+    return false;
+  }
+  if (stop_reason_ == Status::Running) stop_reason_ = reason;
   signal_group(SIGTERM);
-  uv_timer_start(
-      &grace_, [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->signal_group(SIGKILL); },
-      grace_ms, 0);
+  kill_after(grace_ms);
+  return true;
+}
+
+void Process::hurry(uint64_t grace_ms) {
+  if (!spawned_) return;
+  // Leftovers found later (when the job ends) get this grace too, not the longer one.
+  kill_grace_ms_ = std::min(kill_grace_ms_, grace_ms);
+  if (!finished_ && !exited_) {
+    terminate(Status::Canceled, grace_ms);
+    kill_after(grace_ms);  // a timeout's or cancel's longer grace may be running
+    return;
+  }
+  if (group_alive()) {
+    ::kill(-info_.pgid, SIGTERM);
+    kill_after(grace_ms);
+  } else if (uv_is_active(as_handle(&grace_))) {
+    kill_after(0);  // nothing left to kill: let the timer fire and close now
+  }
 }
 
 void Process::on_exit(uv_process_t* handle, int64_t exit_status, int term_signal) {
@@ -141,9 +191,9 @@ void Process::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   Stream which = stream == reinterpret_cast<uv_stream_t*>(&self->out_) ? Stream::Stdout
                                                                          : Stream::Stderr;
   if (nread > 0) {
-    (which == Stream::Stdout ? self->info_.out : self->info_.err)
-        .append(std::string_view(buf->base, static_cast<size_t>(nread)));
-    if (self->events_.output) self->events_.output(which, std::string_view(buf->base, nread));
+    std::string_view data(buf->base, static_cast<size_t>(nread));
+    (which == Stream::Stdout ? self->info_.out : self->info_.err).append(data);
+    if (self->events_.output) self->events_.output(which, data);
     return;
   }
   if (nread < 0) {  // EOF or error: this stream is done
@@ -156,7 +206,7 @@ void Process::close_pipe(uv_pipe_t& pipe) {
   if (uv_is_closing(as_handle(&pipe))) return;
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&pipe));
   uv_close(as_handle(&pipe), on_handle_closed);
-  --pipes_open_;
+  if (spawned_) --pipes_open_;
 }
 
 void Process::maybe_finish() {
@@ -170,14 +220,13 @@ void Process::finish() {
   close_pipe(out_);
   close_pipe(err_);
   // Leftover grandchildren (still holding the pipes, or detached from them) go too.
-  if (::kill(-info_.pgid, 0) == 0) {
+  if (spawned_ && group_alive()) {
     ::kill(-info_.pgid, SIGTERM);
-    uv_timer_start(
-        &grace_,
-        [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->signal_group(SIGKILL); },
-        kill_grace_ms_, 0);
+    kill_after(kill_grace_ms_);
   }
-  if (stop_reason_ != Status::Running) {
+  if (!spawned_) {
+    info_.status = Status::Failed;
+  } else if (stop_reason_ != Status::Running) {
     info_.status = stop_reason_;
   } else if (info_.exit_code && *info_.exit_code == 0) {
     info_.status = Status::Succeeded;
@@ -193,18 +242,9 @@ void Process::close() {
   for (uv_handle_t* handle : {as_handle(&out_), as_handle(&err_), as_handle(&deadline_)}) {
     if (!uv_is_closing(handle)) uv_close(handle, on_handle_closed);
   }
-  // The grace timer may still have a SIGKILL to deliver to leftovers; it closes itself
-  // after firing (or at once when idle).
-  if (uv_is_active(as_handle(&grace_))) {
-    uv_timer_start(
-        &grace_,
-        [](uv_timer_t* timer) {
-          auto* self = static_cast<Process*>(timer->data);
-          self->signal_group(SIGKILL);
-          uv_close(as_handle(timer), on_handle_closed);
-        },
-        uv_timer_get_due_in(&grace_), 0);
-  } else {
+  // The grace timer may still have a SIGKILL to deliver to leftovers: it closes itself after
+  // firing (on_grace), or now when idle.
+  if (!uv_is_active(as_handle(&grace_)) && !uv_is_closing(as_handle(&grace_))) {
     uv_close(as_handle(&grace_), on_handle_closed);
   }
   if (process_.loop && !uv_is_closing(as_handle(&process_))) {
@@ -214,7 +254,12 @@ void Process::close() {
 
 void Process::on_handle_closed(uv_handle_t* handle) {
   auto* self = static_cast<Process*>(handle->data);
-  if (--self->handles_open_ == 0 && self->events_.closed) self->events_.closed();
+  if (--self->handles_open_ != 0) return;
+  // `closed` may destroy this Process, and with it events_: call a moved-out copy, and touch
+  // nothing of *self afterwards. (Calling events_.closed in place ran the callback out of
+  // freed memory once the owner reset its unique_ptr.)
+  auto closed = std::move(self->events_.closed);
+  if (closed) closed();
 }
 
 }  // namespace toolhost::jobs

@@ -1,10 +1,11 @@
 #pragma once
 // One child process in its own process group, with its stdout/stderr pipes and timers.
-// A Process owns its libuv handles; it tells its owner `on_closed` from the last close
-// callback, and only then may it be destroyed.
+// A Process owns its libuv handles; it tells its owner `closed` from the last close
+// callback, and only then may it be destroyed (the owner may destroy it inside `closed`).
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <uv.h>
 
@@ -24,10 +25,17 @@ class Process {
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
 
-  // Spawns; on failure sets info.error and returns false (then call close()).
+  // Spawns. On failure sets info.error, returns false, and reports `finished` from the
+  // next loop iteration (never from inside start()).
   bool start(const std::vector<std::string>& environment);
-  // SIGTERM to the group now, SIGKILL after the grace period if the group is still there.
-  void terminate(Status reason, uint64_t grace_ms);
+  // Cancel / timeout: SIGTERM to the group now, SIGKILL after `grace_ms` if the group is still
+  // there; the job ends with status `reason`. Returns false (and changes no status) when the
+  // direct child has already exited: its exit decides the status, leftovers are killed.
+  bool terminate(Status reason, uint64_t grace_ms);
+  // Shutdown: whatever is still in the group (running or left over after the job finished)
+  // gets SIGTERM now and SIGKILL no later than `grace_ms` from now.
+  void hurry(uint64_t grace_ms);
+  // After `finished`: closes the handles (a pending SIGKILL for leftovers is still delivered).
   void close();
 
  private:
@@ -35,11 +43,16 @@ class Process {
   static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
   static void on_handle_closed(uv_handle_t* handle);
+  static void on_grace(uv_timer_t* timer);
 
   void start_timeout();
   void maybe_finish();
   void finish();
+  // Signals the group only while it is the one we started: once kill(-pgid, 0) has failed the
+  // group is gone for good and its number may belong to someone else.
+  bool group_alive();
   void signal_group(int signal);
+  void kill_after(uint64_t grace_ms);
   void close_pipe(uv_pipe_t& pipe);
 
   uv_loop_t* loop_;
@@ -52,9 +65,11 @@ class Process {
   uv_timer_t deadline_{};  // the timeout while running; the linger wait after exit
   uv_timer_t grace_{};     // SIGKILL after SIGTERM
   int handles_open_ = 0;
+  bool spawned_ = false;
   bool exited_ = false;
   bool finished_ = false;
   bool closing_ = false;
+  bool group_gone_ = false;
   int pipes_open_ = 0;
   Status stop_reason_ = Status::Running;  // TimedOut / Canceled once terminate() ran
   uint64_t start_ns_ = 0;

@@ -1,6 +1,8 @@
 #include "jobs/types.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 
 namespace toolhost::jobs {
 
@@ -17,32 +19,68 @@ std::string_view to_string(Status status) {
   return "failed";
 }
 
+std::optional<Status> status_from_string(std::string_view text) {
+  for (Status status : {Status::Queued, Status::Running, Status::Succeeded, Status::Failed,
+                        Status::TimedOut, Status::Canceled, Status::Interrupted}) {
+    if (to_string(status) == text) return status;
+  }
+  return std::nullopt;
+}
+
+int64_t wall_clock_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
 bool is_finished(Status status) { return status != Status::Queued && status != Status::Running; }
 
 void Capture::append(std::string_view data) {
   if (data.empty()) return;
   bytes_ += data.size();
-  lines_ += static_cast<uint64_t>(std::count(data.begin(), data.end(), '\n'));
+  const char* p = data.data();
+  const char* end = p + data.size();
+  while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p))))) {
+    ++lines_;
+    ++p;
+  }
   last_ = data.back();
   size_t to_head = std::min(kHeadBytes - head_.size(), data.size());
   head_.append(data.substr(0, to_head));
   data.remove_prefix(to_head);
-  tail_.append(data);
-  if (tail_.size() > 2 * kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
+  if (data.size() >= kTailBytes) {  // only the last kTailBytes can stay
+    ring_.assign(data.substr(data.size() - kTailBytes));
+    ring_pos_ = 0;
+    return;
+  }
+  if (ring_.size() < kTailBytes) {  // still growing
+    size_t grow = std::min(kTailBytes - ring_.size(), data.size());
+    ring_.append(data.substr(0, grow));
+    data.remove_prefix(grow);
+  }
+  while (!data.empty()) {  // full: overwrite the oldest bytes
+    size_t n = std::min(kTailBytes - ring_pos_, data.size());
+    std::memcpy(&ring_[ring_pos_], data.data(), n);
+    ring_pos_ = (ring_pos_ + n) % kTailBytes;
+    data.remove_prefix(n);
+  }
 }
 
 std::string Capture::tail() const {
-  return tail_.size() > kTailBytes ? tail_.substr(tail_.size() - kTailBytes) : tail_;
+  if (ring_pos_ == 0) return ring_;
+  return ring_.substr(ring_pos_) + ring_.substr(0, ring_pos_);
 }
 
-uint64_t Capture::omitted_bytes() const {
-  uint64_t kept = head_.size() + std::min(tail_.size(), kTailBytes);
-  return bytes_ - kept;
-}
+uint64_t Capture::omitted_bytes() const { return bytes_ - head_.size() - ring_.size(); }
 
 void Capture::release() {
   std::string().swap(head_);
-  std::string().swap(tail_);
+  std::string().swap(ring_);
+  ring_pos_ = 0;
+}
+
+void Capture::restore_counts(uint64_t bytes, uint64_t lines) {
+  bytes_ = bytes;
+  lines_ = lines;
 }
 
 }  // namespace toolhost::jobs

@@ -16,7 +16,9 @@ enum class Status { Queued, Running, Succeeded, Failed, TimedOut, Canceled, Inte
 enum class Stream { Stdout, Stderr };
 
 std::string_view to_string(Status);
+std::optional<Status> status_from_string(std::string_view);
 bool is_finished(Status);
+int64_t wall_clock_ms();
 
 struct JobSpec {
   std::vector<std::string> argv;
@@ -38,6 +40,7 @@ class Capture {
 
   void append(std::string_view data);
   const std::string& head() const { return head_; }
+  // The last kTailBytes written after the head (fewer when less was written).
   std::string tail() const;
   uint64_t bytes() const { return bytes_; }
   uint64_t lines() const { return lines_; }
@@ -46,11 +49,16 @@ class Capture {
   uint64_t omitted_bytes() const;
   // The whole output when nothing was omitted, else head + tail.
   std::string text() const { return head_ + tail(); }
+  // Frees the buffers; the counts stay.
   void release();
+  // A job known only from history: counts without text.
+  void restore_counts(uint64_t bytes, uint64_t lines);
 
  private:
   std::string head_;
-  std::string tail_;  // grows to 2 × kTailBytes before its front is dropped (amortised)
+  // A ring of at most kTailBytes: it grows until full, then `ring_pos_` is the oldest byte.
+  std::string ring_;
+  size_t ring_pos_ = 0;
   uint64_t bytes_ = 0;
   uint64_t lines_ = 0;
   char last_ = '\n';
@@ -58,6 +66,7 @@ class Capture {
 
 struct JobInfo {
   std::string id;  // "th-7"
+  uint64_t number = 0;  // the 7 of "th-7"
   JobSpec spec;
   Status status = Status::Queued;
   int pid = 0;
@@ -65,8 +74,11 @@ struct JobInfo {
   std::optional<int> exit_code;
   std::optional<int> term_signal;
   std::string error;          // why the job could not start, if it could not
-  int64_t started_at_ms = 0;  // wall clock
+  int64_t queued_at_ms = 0;   // wall clock
+  int64_t started_at_ms = 0;  // wall clock; 0 = never started
   double duration_s = 0;      // monotonic
+  std::string log_path;       // {cache_dir}/jobs/{id}.log; empty without a cache dir
+  uint64_t log_bytes = 0;     // size of the log file (data, plus the trailer once capped)
   Capture out;
   Capture err;
 };

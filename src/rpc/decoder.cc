@@ -4,6 +4,27 @@
 
 namespace toolhost::rpc {
 
+msgpack::unpack_limit default_limits() {
+  constexpr size_t kArray = size_t{1} << 22;    // elements (4 M: ~100 MB of msgpack::object)
+  constexpr size_t kMap = size_t{1} << 20;      // pairs
+  constexpr size_t kBytes = size_t{256} << 20;  // one str/bin
+  constexpr size_t kExt = size_t{1} << 20;
+  constexpr size_t kDepth = 64;  // nesting (to_json recurses)
+  return msgpack::unpack_limit(kArray, kMap, kBytes, kBytes, kExt, kDepth);
+}
+
+namespace {
+// Strings and binaries point into the unpacker's buffer (kept alive by the message's zone)
+// instead of being copied: what the default reference function does.
+bool reference_buffer(msgpack::type::object_type, size_t, void*) {
+  return true;
+}
+}  // namespace
+
+Decoder::Decoder(const msgpack::unpack_limit& limits, size_t max_message_bytes)
+    : unpacker_(&reference_buffer, nullptr, MSGPACK_UNPACKER_INIT_BUFFER_SIZE, limits),
+      max_message_bytes_(max_message_bytes) {}
+
 char* Decoder::reserve(size_t size) {
   unpacker_.reserve_buffer(size);
   return unpacker_.buffer();
@@ -20,6 +41,10 @@ std::optional<std::string> Decoder::consumed(size_t size, std::vector<Message>& 
     }
   } catch (const std::exception& e) {
     return std::string("malformed msgpack: ") + e.what();
+  }
+  // What has arrived of the message still incomplete.
+  if (unpacker_.message_size() > max_message_bytes_) {
+    return "message too large: over " + std::to_string(max_message_bytes_) + " bytes";
   }
   return std::nullopt;
 }
@@ -46,8 +71,11 @@ std::optional<std::string> to_message(msgpack::object_handle handle, Message& ou
     out.method.assign(o.via.str.ptr, o.via.str.size);
     return true;
   };
+  auto is_array = [](const msgpack::object& o) { return o.type == msgpack::type::ARRAY; };
   if (kind == 0 && count == 4) {
-    if (!read_id(items[1]) || !read_method(items[2])) return "malformed request";
+    if (!read_id(items[1]) || !read_method(items[2]) || !is_array(items[3])) {
+      return "malformed request";
+    }
     out.type = MessageType::Request;
     out.id = static_cast<uint32_t>(items[1].via.u64);
     out.params = items[3];
@@ -58,7 +86,7 @@ std::optional<std::string> to_message(msgpack::object_handle handle, Message& ou
     out.error = items[2];
     out.result = items[3];
   } else if (kind == 2 && count == 3) {
-    if (!read_method(items[1])) return "malformed notification";
+    if (!read_method(items[1]) || !is_array(items[2])) return "malformed notification";
     out.type = MessageType::Notification;
     out.params = items[2];
   } else {

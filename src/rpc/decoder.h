@@ -10,8 +10,21 @@
 
 namespace toolhost::rpc {
 
+// Bounds on what one frame may declare. msgpack-cxx allocates an array's or map's elements
+// as soon as it reads the header, so an unchecked header saying "4 G elements" would try to
+// allocate ~100 GB before a single element arrived; a str/bin header that large would make
+// the buffer grow until the peer stops sending. A header above a limit is an error at once.
+// A str/bin is only checked once all of it has arrived, so the size of the message being
+// received is capped as well. The defaults leave room for a whole large buffer in one
+// nvim_buf_lines_event.
+msgpack::unpack_limit default_limits();
+constexpr size_t kMaxMessageBytes = size_t{256} << 20;
+
 class Decoder {
  public:
+  explicit Decoder(const msgpack::unpack_limit& limits = default_limits(),
+                   size_t max_message_bytes = kMaxMessageBytes);
+
   // Space for the next read of up to `size` bytes; pass the count read to consumed().
   char* reserve(size_t size);
   // Decodes what the last reserve() received. Appends every complete message to `out`;
@@ -22,6 +35,7 @@ class Decoder {
 
  private:
   msgpack::unpacker unpacker_;
+  size_t max_message_bytes_;
 };
 
 // Turns one decoded msgpack object into a Message, or says why it is not one.

@@ -46,8 +46,7 @@ void Peer::on_notification(const std::string& method, NotificationHandler handle
   notification_handlers_[method] = std::move(handler);
 }
 
-void Peer::request(std::string_view method, const nlohmann::json& params,
-                   ResponseCallback done) {
+void Peer::request(std::string_view method, const nlohmann::json& params, ResponseCallback done) {
   if (!open_) {
     if (done) done(Response{"connection closed", msgpack::object()});
     return;
@@ -100,52 +99,68 @@ void Peer::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
 }
 
 void Peer::dispatch(Message& message) {
+  if (message.type == MessageType::Request) return dispatch_request(message);
   // Handlers run inside a libuv callback: no exception may escape into C code.
   try {
-    switch (message.type) {
-      case MessageType::Response: {
-        auto it = pending_.find(message.id);
-        if (it == pending_.end()) {
-          log::warn("rpc: response to unknown request " + std::to_string(message.id));
-          return;
-        }
-        ResponseCallback done = std::move(it->second);
-        pending_.erase(it);
-        Response response;
-        if (message.error.type != msgpack::type::NIL) response.error = error_text(message.error);
-        response.result = message.result;
-        done(response);
+    if (message.type == MessageType::Response) {
+      auto it = pending_.find(message.id);
+      if (it == pending_.end()) {
+        log::warn("rpc: response to unknown request " + std::to_string(message.id));
         return;
       }
-      case MessageType::Request: {
-        uint32_t id = message.id;
-        Respond respond = [this, id](const nlohmann::json& error, const nlohmann::json& result) {
-          if (open_) send(encode_response(id, error, result));
-        };
-        auto it = request_handlers_.find(message.method);
-        if (it == request_handlers_.end()) {
-          respond(nlohmann::json::array({0, "unknown method: " + message.method}), nullptr);
-          return;
-        }
-        it->second(message, std::move(respond));
-        return;
-      }
-      case MessageType::Notification: {
-        auto it = notification_handlers_.find(message.method);
-        if (it == notification_handlers_.end()) {
-          log::debug("rpc: unhandled notification " + message.method);
-          return;
-        }
-        it->second(message);
-        return;
-      }
+      ResponseCallback done = std::move(it->second);
+      pending_.erase(it);
+      Response response;
+      if (message.error.type != msgpack::type::NIL) response.error = error_text(message.error);
+      response.result = message.result;
+      done(response);
+      return;
     }
+    auto it = notification_handlers_.find(message.method);
+    if (it == notification_handlers_.end()) {
+      log::debug("rpc: unhandled notification " + message.method);
+      return;
+    }
+    it->second(message);
   } catch (const std::exception& e) {
     log::error("rpc: handler for '" + message.method + "' failed: " + e.what());
-    if (message.type == MessageType::Request && open_) {
-      send(encode_response(message.id, nlohmann::json::array({0, e.what()}), nullptr));
-    }
+  } catch (...) {
+    log::error("rpc: handler for '" + message.method + "' failed");
   }
+}
+
+void Peer::dispatch_request(const Message& message) {
+  // A request gets exactly one response: a handler that responds and then throws, or
+  // responds twice, must not put a second response with the same id on the wire. The
+  // Respond may outlive the Peer (a handler keeps it until a job ends): it then does nothing.
+  uint32_t id = message.id;
+  auto replied = std::make_shared<bool>(false);
+  Respond respond = [this, id, replied, alive = std::weak_ptr<bool>(alive_)](
+                        const nlohmann::json& error, const nlohmann::json& result) {
+    if (alive.expired()) return;
+    if (*replied) {
+      log::warn("rpc: second response to request " + std::to_string(id) + " dropped");
+      return;
+    }
+    *replied = true;
+    if (open_) send(encode_response(id, error, result));
+  };
+  auto it = request_handlers_.find(message.method);
+  if (it == request_handlers_.end()) {
+    respond(nlohmann::json::array({0, "unknown method: " + message.method}), nullptr);
+    return;
+  }
+  std::string failure;
+  try {
+    it->second(message, respond);
+    return;
+  } catch (const std::exception& e) {
+    failure = e.what();
+  } catch (...) {
+    failure = "unknown exception";
+  }
+  log::error("rpc: handler for '" + message.method + "' failed: " + failure);
+  if (!*replied) respond(nlohmann::json::array({0, failure}), nullptr);
 }
 
 void Peer::close(const std::string& reason) {

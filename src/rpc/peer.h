@@ -4,15 +4,15 @@
 // host's server side (stdio) and the tests' client side (`nvim --embed`).
 // Knows nothing of Neovim's API.
 
+#include <uv.h>
+
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-
-#include <nlohmann/json.hpp>
-#include <uv.h>
 
 #include "rpc/decoder.h"
 
@@ -62,6 +62,7 @@ class Peer {
   static void on_handle_closed(uv_handle_t* handle);
 
   void dispatch(Message& message);
+  void dispatch_request(const Message& message);
   void send(std::string bytes);
 
   uv_loop_t* loop_;
@@ -75,6 +76,8 @@ class Peer {
   std::map<std::string, RequestHandler, std::less<>> request_handlers_;
   std::map<std::string, NotificationHandler, std::less<>> notification_handlers_;
   CloseCallback on_close_;
+  // Expires with the Peer, so a Respond kept by a handler knows not to touch it.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace toolhost::rpc

@@ -24,11 +24,13 @@ Config config_from_json(const nlohmann::json& options) {
   read(options, "kill_grace_ms", config.kill_grace_ms);
   read(options, "max_concurrent", config.max_concurrent);
   read(options, "shell", config.shell);
+  read(options, "history_max", config.history_max);
   if (options.is_object() && options.contains("output")) {
     const auto& output = options["output"];
     read(output, "max_lines", config.max_lines);
     read(output, "stream_lines", config.stream_lines);
     read(output, "stream_interval_ms", config.stream_interval_ms);
+    read(output, "log_max_bytes", config.log_max_bytes);
   }
   if (options.is_object() && options.contains("roles")) {
     const auto& roles = options["roles"];

@@ -19,6 +19,8 @@ struct Config {
   size_t max_lines = 200;
   size_t stream_lines = 15;
   uint64_t stream_interval_ms = 100;
+  uint64_t log_max_bytes = 64ull * 1024 * 1024;
+  size_t history_max = 500;
   parse::RoleNames roles;
 };
 

@@ -2,6 +2,7 @@
 
 #include "base/log.h"
 #include "rpc/convert.h"
+#include "session/job_queries.h"
 #include "tools/tool_table.h"
 
 namespace toolhost::session {
@@ -13,8 +14,17 @@ nlohmann::json first_arg(const rpc::Message& message) {
   return params.is_array() && !params.empty() ? params[0] : nlohmann::json::object();
 }
 
+jobs::EngineOptions engine_options(const HostOptions& host) {
+  jobs::EngineOptions options;
+  options.state_dir = host.state_dir;
+  options.cache_dir = host.cache_dir;
+  return options;
+}
+
 // ui.apply returns what became of each rewrite; the host only logs it for now.
 constexpr const char* kApplyBatch = "return require('toolhost.ui').apply(...)";
+// The answer to a `toolhost.call`: (token, error or nil, result or nil).
+constexpr const char* kResolveCall = "require('toolhost.host').resolve(...)";
 
 }  // namespace
 
@@ -25,7 +35,7 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
       api_(peer),
       config_(config_from_json(nlohmann::json::object())),
       tools_(tools::builtin_tool_table()),
-      engine_(loop, jobs::EngineOptions{}),
+      engine_(loop, engine_options(options_)),
       feedback_(loop, [this](nlohmann::json batch) { send_batch(std::move(batch)); }) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
@@ -48,6 +58,17 @@ void Host::start() {
                       {"pid", static_cast<int64_t>(uv_os_getpid())},
                       {"api_level", info_.api_level}});
   });
+  for (const std::string& method : job_query_methods()) {
+    peer_.on_request(method, [this, method](const rpc::Message& message, rpc::Peer::Respond respond) {
+      try {
+        respond(nullptr, answer_job_query(engine_, method, first_arg(message)));
+      } catch (const QueryError& e) {
+        respond(e.what(), nullptr);
+      }
+    });
+  }
+  peer_.on_notification("toolhost.call",
+                        [this](const rpc::Message& message) { call(first_arg(message)); });
   peer_.on_notification("toolhost.setup", [this](const rpc::Message& message) {
     try {
       config_ = config_from_json(first_arg(message));
@@ -58,6 +79,8 @@ void Host::start() {
     jobs::EngineOptions engine = engine_.options();
     engine.max_concurrent = config_.max_concurrent;
     engine.kill_grace_ms = config_.kill_grace_ms;
+    engine.log_max_bytes = config_.log_max_bytes;
+    engine.history_max = config_.history_max;
     engine_.set_options(engine);
     uv_timer_set_repeat(&ticker_, std::max<uint64_t>(10, config_.stream_interval_ms));
   });
@@ -91,6 +114,21 @@ void Host::start() {
     int row = args.value("row", 0);
     if (!s || !s->cancel_at(row)) feedback_.notify("No running tool call under the cursor", "warn");
   });
+}
+
+void Host::call(const nlohmann::json& args) {
+  nlohmann::json token = args.value("token", nlohmann::json());
+  std::string method = args.value("method", std::string());
+  nlohmann::json error, result;
+  try {
+    result = answer_job_query(engine_, method, args.value("args", nlohmann::json::object()));
+  } catch (const QueryError& e) {
+    error = e.what();
+  }
+  api_.exec_lua(kResolveCall, nlohmann::json::array({token, error, result}),
+                [method](const std::string& failure, const nlohmann::json&) {
+                  if (!failure.empty()) log::error("answering " + method + " failed: " + failure);
+                });
 }
 
 Session* Host::session(int64_t buf) {

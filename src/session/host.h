@@ -38,6 +38,8 @@ class Host {
   void shutdown(uint64_t grace_ms, std::function<void()> done);
 
  private:
+  // Answers a `toolhost.call` {token, method, args} with nvim_exec_lua(resolve).
+  void call(const nlohmann::json& args);
   Session* session(int64_t buf);
   void attach(const nlohmann::json& args);
   void detach(int64_t buf);

@@ -43,30 +43,39 @@ StreamLines stream_lines(const jobs::Capture& capture) {
   return out;
 }
 
-// Keeps `first` lines from the start and `last` from the end, with one omission line between.
+// Keeps `first` lines from the start and `last` from the end. Every run of lines not shown
+// (the cut, and lines memory no longer holds) becomes one omission line with its exact count.
 void append_capped(std::vector<std::string>& out, const StreamLines& lines, uint64_t first,
                    uint64_t last, const std::string& job_id) {
-  uint64_t total = lines.total();
-  if (first + last >= total) {
-    out.insert(out.end(), lines.head.begin(), lines.head.end());
-    if (lines.gap) out.push_back(omitted_line(lines.gap, job_id));
-    out.insert(out.end(), lines.tail.begin(), lines.tail.end());
-    return;
-  }
-  auto at = [&](uint64_t index) -> const std::string* {
-    if (index < lines.head.size()) return &lines.head[index];
-    uint64_t tail_start = lines.head.size() + lines.gap;
-    if (index >= tail_start) return &lines.tail[index - tail_start];
-    return nullptr;
+  struct Range {
+    uint64_t begin, end;
   };
-  uint64_t omitted = total - first - last;
-  for (uint64_t i = 0; i < first; ++i) {
-    if (const std::string* line = at(i)) out.push_back(*line); else { ++omitted; }
+  const uint64_t total = lines.total();
+  const uint64_t head_end = lines.head.size();
+  const uint64_t tail_begin = head_end + lines.gap;
+  std::vector<Range> wanted;
+  if (first + last >= total) {
+    wanted = {{0, total}};
+  } else {
+    wanted = {{0, first}, {total - last, total}};
   }
-  out.push_back(omitted_line(omitted, job_id));
-  for (uint64_t i = total - last; i < total; ++i) {
-    if (const std::string* line = at(i)) out.push_back(*line);
+  std::vector<Range> shown;
+  for (Range w : wanted) {
+    for (Range held : {Range{0, head_end}, Range{tail_begin, total}}) {
+      Range r{std::max(w.begin, held.begin), std::min(w.end, held.end)};
+      if (r.begin < r.end) shown.push_back(r);
+    }
   }
+  std::sort(shown.begin(), shown.end(), [](Range a, Range b) { return a.begin < b.begin; });
+  uint64_t at = 0;
+  for (Range r : shown) {
+    if (r.begin > at) out.push_back(omitted_line(r.begin - at, job_id));
+    for (uint64_t i = r.begin; i < r.end; ++i) {
+      out.push_back(i < head_end ? lines.head[i] : lines.tail[i - tail_begin]);
+    }
+    at = r.end;
+  }
+  if (at < total) out.push_back(omitted_line(total - at, job_id));
 }
 
 size_t longest_backtick_run(const std::vector<std::string>& lines) {
@@ -99,10 +108,9 @@ std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOpt
   uint64_t err_keep = err.total();
   uint64_t out_keep = out.total();
   if (out.total() + err.total() > budget) {
-    // Stderr keeps its last lines (at least kStderrKeep when it has them), stdout the rest.
-    err_keep = std::min<uint64_t>(err.total(),
-                                  std::max<uint64_t>(kStderrKeep, budget - std::min(budget, out.total())));
-    out_keep = budget - std::min(budget, err_keep);
+    // SPEC 5: Stderr keeps its last <= 50 lines, Stdout the rest of the budget.
+    err_keep = std::min<uint64_t>({err.total(), kStderrKeep, budget});
+    out_keep = budget - err_keep;
   }
   if (out.total() > 0) {
     body.push_back("Stdout:");

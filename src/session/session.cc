@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "base/log.h"
-#include "parse/parser.h"
+#include "parse/messages.h"
 #include "session/executed_form.h"
 #include "session/format.h"
 #include "session/result_block.h"
@@ -30,10 +30,34 @@ nlohmann::json job_summary(const jobs::JobInfo& job, int64_t buf) {
   return summary;
 }
 
+parse::Options parse_options(const Context& ctx) {
+  parse::Options options;
+  options.tools = ctx.tools;
+  options.roles = ctx.config.roles;
+  // Until assistant_done() and the completion rules exist, a fence still open at the end
+  // of the last assistant message may be a reply streaming in: incomplete, not an error.
+  options.complete = false;
+  return options;
+}
+
+void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+bool same_errors(const std::vector<parse::ParseError>& a, const std::vector<parse::ParseError>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.line == y.line && x.end == y.end && x.message == y.message;
+  });
+}
+
 }  // namespace
 
 Session::Session(Context context, int64_t buf, std::string root, std::string name)
-    : ctx_(context), buf_(buf), root_(std::move(root)), name_(std::move(name)) {}
+    : ctx_(context),
+      buf_(buf),
+      root_(std::move(root)),
+      name_(std::move(name)),
+      parser_(parse_options(context)) {}
 
 void Session::when_ready(std::function<void()> action) {
   if (ready_) return action();
@@ -41,16 +65,14 @@ void Session::when_ready(std::function<void()> action) {
 }
 
 void Session::on_lines(const nvim::LinesEvent& event) {
-  if (event.last < 0) {
-    lines_ = event.lines;  // the initial event: the whole buffer
-  } else {
-    auto first = std::min<size_t>(static_cast<size_t>(event.first), lines_.size());
-    auto last = std::clamp<size_t>(static_cast<size_t>(event.last), first, lines_.size());
-    lines_.erase(lines_.begin() + first, lines_.begin() + last);
-    lines_.insert(lines_.begin() + first, event.lines.begin(), event.lines.end());
-  }
+  parse::ParseDelta delta = event.last < 0 ? parser_.reset(event.lines)  // the whole buffer
+                                           : parser_.apply(static_cast<int>(event.first),
+                                                           static_cast<int>(event.last),
+                                                           event.lines);
+  append(unsynced_.added, delta.added);
+  append(unsynced_.removed, delta.removed);
   if (event.more) return;  // the rest of this change follows
-  reparse();
+  sync_feedback();
   if (!ready_) {
     ready_ = true;
     auto waiting = std::move(waiting_);
@@ -58,43 +80,58 @@ void Session::on_lines(const nvim::LinesEvent& event) {
   }
 }
 
-void Session::reparse() {
-  parse::Options options;
-  options.tools = ctx_.tools;
-  options.roles = ctx_.config.roles;
-  options.complete = true;
-  parsed_ = parse::parse(lines_, options);
-
+void Session::sync_feedback() {
+  const parse::ParseResult& parsed = parser_.result();
+  auto find = [&](const std::string& id) -> const parse::ToolCall* {
+    for (const auto& call : parsed.calls) {
+      if (call.id == id) return &call;
+    }
+    return nullptr;
+  };
   // New calls get an extmark; existing ones follow edits by themselves, so they are never
   // moved from here (the mirror may lag behind what the user is typing).
-  std::map<std::string, int> seen;
-  for (const auto& call : parsed_.calls) {
-    seen[call.id] = call.start;
-    if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
+  for (const auto& id : unsynced_.removed) {
+    if (marked_.count(id) && !active_.count(id) && !find(id)) {
+      ctx_.feedback.forget(buf_, id);
+      marked_.erase(id);
+    }
   }
-  for (const auto& [id, row] : marked_) {
-    if (!seen.count(id) && !active_.count(id)) ctx_.feedback.forget(buf_, id);
+  for (const auto& id : unsynced_.added) {
+    const parse::ToolCall* call = find(id);
+    if (call && !marked_.count(id)) {
+      ctx_.feedback.mark(buf_, id, call->start, call->end - 1);
+      marked_[id] = call->start;
+    }
   }
-  for (const auto& [id, active] : active_) seen.emplace(id, active.call.start);
-  marked_ = std::move(seen);
+  unsynced_ = {};
 
+  if (same_errors(parsed.errors, shown_errors_)) return;
+  shown_errors_ = parsed.errors;
   nlohmann::json errors = nlohmann::json::array();
-  for (const auto& error : parsed_.errors) {
-    errors.push_back({{"row", error.start}, {"end_row", error.end}, {"message", "✗ " + error.message}});
+  for (const auto& error : parsed.errors) {
+    errors.push_back({{"row", error.line}, {"end_row", std::max(error.line, error.end - 1)},
+                      {"message", "✗ " + error.message}});
   }
   ctx_.feedback.parse_errors(buf_, std::move(errors));
 }
 
-const parse::ToolCall* Session::call_at(int row) const {
-  for (const auto& call : parsed_.calls) {
+const parse::ToolCall* Session::call_at(int row, const CallFilter& preferred) const {
+  // A block may hold several calls (an XML <tool> with several <action>s); they share its
+  // rows, so the first one the command can act on is meant.
+  const parse::ToolCall* first = nullptr;
+  for (const auto& call : parser_.result().calls) {
     int end = call.result ? call.result->end : call.end;
-    if (row >= call.start && row < end) return &call;
+    if (row < call.start || row >= end) continue;
+    if (preferred(call)) return &call;
+    if (!first) first = &call;
   }
-  return nullptr;
+  return first;
 }
 
 void Session::run_at(int row, bool force) {
-  const parse::ToolCall* call = call_at(row);
+  const parse::ToolCall* call = call_at(row, [this](const parse::ToolCall& c) {
+    return c.status == parse::CallStatus::Pending && !active_.count(c.id);
+  });
   if (!call) return ctx_.feedback.notify("No tool call under the cursor", "error");
   if (auto it = active_.find(call->id); it != active_.end()) {
     return ctx_.feedback.notify("This tool call is already running (" + it->second.job_id + ")",
@@ -122,7 +159,7 @@ void Session::start(const parse::ToolCall& call) {
   spec.buffer_name = name_;
   Active active;
   active.call = call;
-  active.block.assign(lines_.begin() + call.start, lines_.begin() + call.end);
+  active.block.assign(lines().begin() + call.start, lines().begin() + call.end);
   active.started_ns = uv_hrtime();
   const std::string call_id = call.id;
   auto [it, inserted] = active_.emplace(call_id, std::move(active));
@@ -187,17 +224,7 @@ void Session::tick() {
 }
 
 bool Session::starts_message(std::string_view line) const {
-  auto any = [&](const std::vector<std::string>& names) {
-    return std::any_of(names.begin(), names.end(), [&](const std::string& name) {
-      auto is = [&](const std::string& prefix) {
-        return line.substr(0, prefix.size()) == prefix;
-      };
-      return is(name + ":") || line == "## " + name || is("## " + name + " (") ||
-             line == "# " + name;
-    });
-  };
-  const auto& roles = ctx_.config.roles;
-  return any(roles.user) || any(roles.assistant) || any(roles.system);
+  return parse::role_header(line, ctx_.config.roles).has_value();
 }
 
 void Session::on_finished(const jobs::JobInfo& job) {
@@ -247,7 +274,7 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
   spec.params = call.params;
   spec.buffer_name = name_;
   const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason);
-  std::vector<std::string> block(lines_.begin() + call.start, lines_.begin() + call.end);
+  std::vector<std::string> block(lines().begin() + call.start, lines().begin() + call.end);
   if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
   write_result(call, block, job, {"Refused: " + reason},
                "✗ " + call.tool + ": refused: " + reason);
@@ -255,7 +282,8 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
 }
 
 bool Session::cancel_at(int row) {
-  const parse::ToolCall* call = call_at(row);
+  const parse::ToolCall* call =
+      call_at(row, [this](const parse::ToolCall& c) { return active_.count(c.id) > 0; });
   if (!call) return false;
   auto it = active_.find(call->id);
   return it != active_.end() && ctx_.engine.cancel(it->second.job_id);

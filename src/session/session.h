@@ -11,6 +11,7 @@
 
 #include "jobs/engine.h"
 #include "nvim/api.h"
+#include "parse/incremental.h"
 #include "parse/types.h"
 #include "session/config.h"
 #include "session/feedback.h"
@@ -57,8 +58,12 @@ class Session {
     bool stream_dirty = false;
   };
 
-  void reparse();
-  const parse::ToolCall* call_at(int row) const;
+  // Brings extmarks and parse-error diagnostics in line with the parse after a change.
+  void sync_feedback();
+  const std::vector<std::string>& lines() const { return parser_.lines(); }
+  using CallFilter = std::function<bool(const parse::ToolCall&)>;
+  // The call whose block or result covers `row`: the first `preferred` one, else the first.
+  const parse::ToolCall* call_at(int row, const CallFilter& preferred) const;
   void start(const parse::ToolCall& call);
   void on_output(Active& active, std::string_view data);
   void on_finished(const jobs::JobInfo& job);
@@ -76,8 +81,9 @@ class Session {
   bool ready_ = false;
   bool detached_ = false;
   std::vector<std::function<void()>> waiting_;
-  std::vector<std::string> lines_;
-  parse::ParseResult parsed_;
+  parse::IncrementalParser parser_;
+  parse::ParseDelta unsynced_;                 // what changed since sync_feedback() last ran
+  std::vector<parse::ParseError> shown_errors_;
   std::map<std::string, int> marked_;          // call id -> row its extmark was created at
   std::map<std::string, Active> active_;       // by call id
 };

@@ -1,7 +1,8 @@
 #pragma once
 // Makes tool output safe and readable in a buffer (SPEC 5): ANSI escapes stripped, `\r`
-// progress lines collapsed, control characters in caret form, invalid UTF-8 as <xx>,
-// lines cut at 500 code points.
+// progress lines collapsed, control characters in caret form (C1 controls, U+0080..U+009F,
+// as <xx> like Neovim shows them), invalid UTF-8 as <xx>, lines cut after 500 code points
+// of the cleaned text with `…`.
 
 #include <string>
 #include <string_view>

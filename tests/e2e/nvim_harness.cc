@@ -59,11 +59,7 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts) {
   // Notifications from Neovim to this client: kept in order for wait_for().
   for (const char* method : {"ToolhostJobStarted", "ToolhostJobFinished", "ToolhostAllDone",
                              "diagnostics", "event"}) {
-    peer_->on_notification(method, [this, method](const rpc::Message& message) {
-      nlohmann::json params = rpc::to_json(message.params);
-      notifications_.emplace_back(method, params.is_array() && !params.empty() ? params[0]
-                                                                               : params);
-    });
+    listen(method);
   }
 
   channel_ = request("nvim_get_api_info", nlohmann::json::array())[0].get<int64_t>();
@@ -146,7 +142,15 @@ nlohmann::json NvimHarness::wait_for(const std::string& method,
   return params;
 }
 
+void NvimHarness::listen(const std::string& method) {
+  peer_->on_notification(method, [this, method](const rpc::Message& message) {
+    nlohmann::json params = rpc::to_json(message.params);
+    notifications_.emplace_back(method, params.is_array() && !params.empty() ? params[0] : params);
+  });
+}
+
 void NvimHarness::forward_user_event(const std::string& pattern) {
+  listen(pattern);
   lua(R"(
     local chan, pattern = ...
     vim.api.nvim_create_autocmd("User", { pattern = pattern, callback = function()

@@ -32,6 +32,8 @@ class NvimHarness {
   // vim.rpcnotify(channel, …)); returns its params. Throws on timeout.
   nlohmann::json wait_for(const std::string& method,
                           std::chrono::milliseconds deadline = std::chrono::seconds(20));
+  // Keeps notifications `method` from Neovim for wait_for().
+  void listen(const std::string& method);
   // Forwards `User {pattern}` autocmds to this client as notification `pattern`.
   void forward_user_event(const std::string& pattern);
   // Forwards DiagnosticChanged as notification "diagnostics" with the buffer's diagnostics.

@@ -1,0 +1,275 @@
+#include "jobs/history.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "base/log.h"
+
+namespace toolhost::jobs {
+namespace {
+
+// Field 22 of /proc/PID/stat: the start time in clock ticks since boot. With the pid it
+// names one process: a reused pid has another start time. 0 when unknown.
+uint64_t process_start_time(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t paren = text.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(text.substr(paren + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return 0;
+}
+
+void make_dirs(const std::string& dir) {
+  for (size_t slash = 1; slash != std::string::npos; slash = dir.find('/', slash + 1)) {
+    ::mkdir(dir.substr(0, slash).c_str(), 0700);
+  }
+  ::mkdir(dir.c_str(), 0700);
+}
+
+uint64_t number_of(const std::string& id) {
+  if (id.rfind("th-", 0) != 0) return 0;
+  return std::strtoull(id.c_str() + 3, nullptr, 10);
+}
+
+std::string dump(const nlohmann::json& line) {
+  return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool write_all(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+struct Line {
+  std::string text;
+  nlohmann::json json;
+};
+
+std::vector<Line> read_lines(const std::string& path) {
+  std::vector<Line> lines;
+  std::ifstream in(path);
+  std::string text;
+  while (std::getline(in, text)) {
+    nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+    if (!json.is_object() || !json.contains("id") || !json["id"].is_string()) continue;
+    lines.push_back({std::move(text), std::move(json)});
+  }
+  return lines;
+}
+
+}  // namespace
+
+History::History(uv_loop_t* loop, std::string state_dir) : loop_(loop), dir_(std::move(state_dir)) {
+  host_ = {{"pid", static_cast<int>(::getpid())}, {"start", process_start_time(::getpid())}};
+  if (dir_.empty()) return;
+  make_dirs(dir_);
+  path_ = dir_ + "/history.jsonl";
+  lock_fd_ = ::open((dir_ + "/history.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) {
+    log::error("jobs: cannot open " + dir_ + "/history.lock: " + std::strerror(errno) +
+               "; job history is off");
+    return;
+  }
+  retry_ = new uv_timer_t;
+  uv_timer_init(loop_, retry_);
+  retry_->data = this;
+}
+
+History::~History() {
+  if (retry_) {
+    retry_->data = nullptr;
+    uv_close(reinterpret_cast<uv_handle_t*>(retry_),
+             [](uv_handle_t* handle) { delete reinterpret_cast<uv_timer_t*>(handle); });
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+bool History::try_lock() { return ::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0; }
+
+void History::take_lock() {
+  if (try_lock()) return;
+  while (::flock(lock_fd_, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+void History::unlock() { ::flock(lock_fd_, LOCK_UN); }
+
+bool History::write_pending() {
+  if (pending_.empty()) return true;
+  int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  bool ok = write_all(fd, pending_);
+  ::close(fd);
+  if (ok) pending_.clear();
+  return ok;
+}
+
+void History::schedule_retry() {
+  if (!retry_ || uv_is_active(reinterpret_cast<uv_handle_t*>(retry_))) return;
+  uv_timer_start(
+      retry_,
+      [](uv_timer_t* timer) {
+        auto* self = static_cast<History*>(timer->data);
+        if (!self || self->pending_.empty()) return;
+        if (self->try_lock()) {
+          self->write_pending();
+          self->unlock();
+        }
+        if (!self->pending_.empty()) self->schedule_retry();
+      },
+      10, 0);
+}
+
+std::vector<nlohmann::json> History::read_records() const {
+  std::vector<nlohmann::json> records;
+  std::map<std::string, size_t> index;
+  for (Line& line : read_lines(path_)) {
+    const std::string id = line.json["id"].get<std::string>();
+    auto [it, inserted] = index.emplace(id, records.size());
+    if (inserted) records.push_back(nlohmann::json::object());
+    records[it->second].update(line.json);
+  }
+  return records;
+}
+
+std::vector<nlohmann::json> History::load() {
+  if (!enabled()) return {};
+  take_lock();
+  write_pending();
+  std::vector<nlohmann::json> records = read_records();
+  uint64_t max_number = 0;
+  for (nlohmann::json& record : records) {
+    max_number = std::max(max_number, number_of(record.value("id", "")));
+    std::string ev = record.value("ev", "");
+    if (ev != "queued" && ev != "started") continue;
+    if (host_alive(record.value("host", nlohmann::json::object()))) continue;
+    nlohmann::json line = {{"ev", "ended"},
+                           {"id", record["id"]},
+                           {"status", "interrupted"},
+                           {"error", "the host that ran this job exited"},
+                           {"host", host_}};
+    record.update(line);
+    pending_ += dump(line) + "\n";
+  }
+  write_pending();
+  // The counter must be past every id in the file, even if the lock file was lost.
+  char text[32] = {};
+  ssize_t n = ::pread(lock_fd_, text, sizeof text - 1, 0);
+  uint64_t next = n > 0 ? std::strtoull(text, nullptr, 10) : 0;
+  if (next <= max_number) {
+    std::string value = std::to_string(max_number + 1);
+    if (::ftruncate(lock_fd_, 0) == 0) (void)!::pwrite(lock_fd_, value.data(), value.size(), 0);
+  }
+  unlock();
+  return records;
+}
+
+uint64_t History::allocate(const std::function<nlohmann::json(uint64_t)>& line_for) {
+  take_lock();
+  char text[32] = {};
+  ssize_t n = ::pread(lock_fd_, text, sizeof text - 1, 0);
+  uint64_t number = n > 0 ? std::max<uint64_t>(1, std::strtoull(text, nullptr, 10)) : 1;
+  std::string value = std::to_string(number + 1);
+  if (::ftruncate(lock_fd_, 0) != 0 ||
+      ::pwrite(lock_fd_, value.data(), value.size(), 0) != static_cast<ssize_t>(value.size())) {
+    log::error(std::string("jobs: cannot update the job counter: ") + std::strerror(errno));
+  }
+  pending_ += dump(line_for(number)) + "\n";
+  write_pending();
+  unlock();
+  return number;
+}
+
+void History::append(nlohmann::json line) {
+  if (!enabled()) return;
+  pending_ += dump(line) + "\n";
+  if (try_lock()) {
+    write_pending();
+    unlock();
+  }
+  if (!pending_.empty()) schedule_retry();
+}
+
+void History::trim(size_t keep, const std::function<void(const nlohmann::json&)>& dropped,
+                   bool wait) {
+  if (!enabled()) return;
+  if (wait) {
+    take_lock();
+  } else if (!try_lock()) {
+    return;
+  }
+  write_pending();
+  std::vector<Line> lines = read_lines(path_);
+  std::set<uint64_t> numbers;
+  for (const Line& line : lines) numbers.insert(number_of(line.json["id"].get<std::string>()));
+  if (numbers.size() > keep) {
+    uint64_t oldest_kept = keep == 0 ? UINT64_MAX : *std::next(numbers.rbegin(), keep - 1);
+    std::string kept;
+    std::map<std::string, nlohmann::json> removed;
+    for (Line& line : lines) {
+      const std::string id = line.json["id"].get<std::string>();
+      if (number_of(id) >= oldest_kept) {
+        kept += line.text + "\n";
+      } else {
+        removed[id].update(line.json);
+      }
+    }
+    std::string temp = path_ + ".tmp." + std::to_string(::getpid());
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    bool ok = fd >= 0 && write_all(fd, kept);
+    if (fd >= 0) ::close(fd);
+    if (ok && ::rename(temp.c_str(), path_.c_str()) == 0) {
+      for (const auto& [id, record] : removed) dropped(record);
+    } else {
+      ::unlink(temp.c_str());
+    }
+  }
+  unlock();
+}
+
+void History::close() {
+  if (!enabled()) return;
+  if (!pending_.empty()) {
+    take_lock();
+    write_pending();
+    unlock();
+  }
+  if (retry_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(retry_),
+             [](uv_handle_t* handle) { delete reinterpret_cast<uv_timer_t*>(handle); });
+    retry_ = nullptr;
+  }
+}
+
+bool History::host_alive(const nlohmann::json& host) {
+  if (!host.is_object()) return false;
+  int pid = host.value("pid", 0);
+  uint64_t start = host.value("start", uint64_t{0});
+  if (pid <= 0) return false;
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  uint64_t now = process_start_time(pid);
+  return now == 0 || start == 0 || now == start;
+}
+
+}  // namespace toolhost::jobs

@@ -1,0 +1,111 @@
+#include "jobs/job_json.h"
+
+#include <cstring>
+
+namespace toolhost::jobs {
+
+std::string signal_name(int signal) {
+  const char* abbrev = ::sigabbrev_np(signal);
+  return abbrev ? std::string("SIG") + abbrev : "SIG" + std::to_string(signal);
+}
+
+std::optional<int> signal_number(std::string_view name) {
+  for (int signal = 1; signal < 65; ++signal) {
+    if (signal_name(signal) == name) return signal;
+  }
+  if (name.rfind("SIG", 0) == 0 && name.size() > 3) {
+    int number = std::atoi(std::string(name.substr(3)).c_str());
+    if (number > 0) return number;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json job_to_json(const JobInfo& job) {
+  auto stream = [](const Capture& capture) {
+    return nlohmann::json{{"bytes", capture.bytes()}, {"lines", capture.lines()}};
+  };
+  return {
+      {"id", job.id},
+      {"call_id", job.spec.call_id},
+      {"tool", job.spec.tool},
+      {"params", job.spec.params},
+      {"cwd", job.spec.cwd},
+      {"buffer", job.spec.buffer_name},
+      {"status", to_string(job.status)},
+      {"exit_code", job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json()},
+      {"signal",
+       job.term_signal ? nlohmann::json(signal_name(*job.term_signal)) : nlohmann::json()},
+      {"error", job.error},
+      {"pid", job.pid},
+      {"pgid", job.pgid},
+      {"queued_at_ms", job.queued_at_ms},
+      {"started_at_ms", job.started_at_ms},
+      {"duration_s", job.duration_s},
+      {"stdout", stream(job.out)},
+      {"stderr", stream(job.err)},
+      {"log", job.log_path},
+      {"log_bytes", job.log_bytes},
+  };
+}
+
+JobInfo job_from_json(const nlohmann::json& json) {
+  JobInfo job;
+  auto string = [&](const char* key) {
+    auto it = json.find(key);
+    return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto number = [&](const char* key, auto fallback) {
+    auto it = json.find(key);
+    return it != json.end() && it->is_number() ? it->get<decltype(fallback)>() : fallback;
+  };
+  job.id = string("id");
+  if (job.id.rfind("th-", 0) == 0) job.number = std::strtoull(job.id.c_str() + 3, nullptr, 10);
+  job.spec.call_id = string("call_id");
+  job.spec.tool = string("tool");
+  if (auto it = json.find("params"); it != json.end()) job.spec.params = *it;
+  job.spec.cwd = string("cwd");
+  job.spec.buffer_name = string("buffer");
+  job.status = status_from_string(string("status")).value_or(Status::Interrupted);
+  if (auto it = json.find("exit_code"); it != json.end() && it->is_number_integer()) {
+    job.exit_code = it->get<int>();
+  }
+  if (auto it = json.find("signal"); it != json.end() && it->is_string()) {
+    job.term_signal = signal_number(it->get<std::string>());
+  }
+  job.error = string("error");
+  job.pid = number("pid", 0);
+  job.pgid = number("pgid", 0);
+  job.queued_at_ms = number("queued_at_ms", int64_t{0});
+  job.started_at_ms = number("started_at_ms", int64_t{0});
+  job.duration_s = number("duration_s", 0.0);
+  for (auto [key, capture] : {std::pair{"stdout", &job.out}, std::pair{"stderr", &job.err}}) {
+    auto it = json.find(key);
+    if (it == json.end() || !it->is_object()) continue;
+    capture->restore_counts(it->value("bytes", uint64_t{0}), it->value("lines", uint64_t{0}));
+  }
+  job.log_path = string("log");
+  job.log_bytes = number("log_bytes", uint64_t{0});
+  return job;
+}
+
+nlohmann::json list_to_json(const JobList& list) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const JobInfo* job : list.jobs) jobs.push_back(job_to_json(*job));
+  return {{"jobs", std::move(jobs)},
+          {"total", list.total},
+          {"running", list.running},
+          {"queued", list.queued}};
+}
+
+nlohmann::json output_to_json(const OutputChunk& chunk) {
+  nlohmann::json out = {{"data", chunk.data},
+                        {"next", chunk.next},
+                        {"finished", chunk.finished},
+                        {"eof", chunk.eof}};
+  if (!chunk.error.empty()) out["error"] = chunk.error;
+  return out;
+}
+
+nlohmann::json cancel_to_json(bool canceled) { return {{"canceled", canceled}}; }
+
+}  // namespace toolhost::jobs

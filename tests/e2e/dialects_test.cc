@@ -1,0 +1,74 @@
+// Dialects other than the sidekick `**bash**` block, and malformed blocks, in a real Neovim.
+#include <gtest/gtest.h>
+
+#include "e2e/nvim_harness.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+
+TEST(Dialects, CodeCompanionXmlCallsRunOneByOneWithResultsInCallOrder) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  int64_t buf = nvim.open_fixture("xml_block.chat.md", "xml.chat.md");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {11, 0})");  // the first <action>
+  nvim.command("ToolRun");
+  json first = nvim.wait_for("ToolhostJobFinished");
+  ASSERT_EQ(first["status"], "succeeded");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {14, 0})");  // the second <action>
+  nvim.command("ToolRun");
+  json second = nvim.wait_for("ToolhostJobFinished");
+  ASSERT_EQ(second["status"], "succeeded");
+
+  auto lines = nvim.lines(buf);
+  // The XML block stays as written; each result block follows it, in call order.
+  ASSERT_GE(lines.size(), 19u);
+  EXPECT_EQ(lines[17], "```");
+  std::vector<std::string> results;
+  for (const auto& line : lines) {
+    if (line.rfind("````result ", 0) == 0) results.push_back(line);
+  }
+  ASSERT_EQ(results.size(), 2u) << json(lines).dump(1);
+  EXPECT_EQ(results[0].rfind("````result id=" + first["id"].get<std::string>() +
+                                 " tool=run_terminal_command status=succeeded exit=0 duration=",
+                             0),
+            0u)
+      << results[0];
+  EXPECT_EQ(results[0].substr(results[0].size() - 7), " part=1") << results[0];
+  EXPECT_EQ(results[1].rfind("````result id=" + second["id"].get<std::string>() +
+                                 " tool=run_terminal_command status=succeeded exit=0 duration=",
+                             0),
+            0u)
+      << results[1];
+  EXPECT_EQ(results[1].substr(results[1].size() - 7), " part=2") << results[1];
+  std::string text = json(lines).dump();
+  EXPECT_NE(text.find("first & one"), std::string::npos);
+  EXPECT_NE(text.find("\"second\""), std::string::npos);
+}
+
+TEST(Dialects, MalformedBlockGetsAnErrorAtItsLineAndIsNotRun) {
+  NvimHarness nvim;
+  nvim.forward_diagnostics();
+  int64_t buf = nvim.open_fixture("broken_blocks.chat.md", "broken.chat.md");
+  json diags;
+  for (;;) {  // the attach's first parse sends the error
+    diags = nvim.wait_for("diagnostics");
+    if (!diags.empty()) break;
+  }
+  ASSERT_EQ(diags.size(), 1u) << diags.dump();
+  EXPECT_EQ(diags[0]["lnum"], 4);  // the JSON line inside the fence
+  EXPECT_EQ(diags[0]["severity"], 1);
+  EXPECT_EQ(diags[0]["message"], "✗ unknown tool `no_such_tool`");
+
+  // Fixing the block clears the error (the host re-parses the edit and resends).
+  nvim.lua(R"(vim.api.nvim_buf_set_lines(0, 4, 5, false, {'{"tool": "list_directory", "parameters": {"path": "."}}'}))");
+  for (;;) {
+    diags = nvim.wait_for("diagnostics");
+    if (diags.empty()) break;
+  }
+  EXPECT_EQ(nvim.lines(buf)[7], "**bash**");
+}
+
+}  // namespace
+}  // namespace toolhost::e2e

@@ -1,0 +1,129 @@
+// :ToolJobs, :ToolOutput and the jobs.* queries, through a real Neovim and the real host.
+#include <gtest/gtest.h>
+
+#include "e2e/nvim_harness.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+
+// Runs the block under row `row` (1-based) and returns the finished job's event.
+json run_block(NvimHarness& nvim, int row) {
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {...})", json::array({row, 0}));
+  nvim.command("ToolRun");
+  return nvim.wait_for("ToolhostJobFinished");
+}
+
+// Asks the host `method` through Lua's asynchronous bridge; returns {err, result}.
+json host_call(NvimHarness& nvim, const std::string& method, const json& args) {
+  nvim.listen("answer");
+  nvim.lua(R"(
+    local chan, method, args = ...
+    require("toolhost.host").call(method, args, function(err, result)
+      vim.rpcnotify(chan, "answer", { err = err or vim.NIL, result = result or vim.NIL })
+    end)
+  )",
+           json::array({nvim.channel(), method, args}));
+  return nvim.wait_for("answer");
+}
+
+// Waits until the view `kind` reports an update that satisfies `done`.
+json wait_view(NvimHarness& nvim, const std::string& kind,
+               const std::function<bool(const json&)>& done = [](const json&) { return true; }) {
+  for (;;) {
+    json update = nvim.wait_for("ToolhostViewUpdated");
+    if (update["view"] == kind && done(update)) return update;
+  }
+}
+
+TEST(JobsView, OutputShowsTheWholeLogWhereTheResultBlockIsCut) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.forward_user_event("ToolhostViewUpdated");
+  nvim.open_fixture("seq_block.chat.md", "seq.chat.md");
+  json finished = run_block(nvim, 5);
+  ASSERT_EQ(finished["status"], "succeeded");
+
+  // The cursor is still on the block: :ToolOutput picks its job.
+  nvim.command("ToolOutput");
+  json update = wait_view(nvim, "output", [](const json& u) { return u["finished"] == true; });
+  EXPECT_EQ(update["id"], finished["id"]);
+  auto lines = nvim.lines(update["buf"].get<int64_t>());
+  ASSERT_EQ(lines.size(), 501u);  // 500 lines and the empty rest after the final newline
+  EXPECT_EQ(lines[0], "1");
+  EXPECT_EQ(lines[499], "500");
+  EXPECT_EQ(lines[500], "");
+}
+
+TEST(JobsView, ListsJobsNewestFirstWithStatusAndCommand) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.forward_user_event("ToolhostViewUpdated");
+  nvim.open_fixture("two_blocks.chat.md", "list.chat.md");
+  json failed = run_block(nvim, 10);
+  ASSERT_EQ(failed["status"], "failed");
+
+  nvim.command("ToolJobs");
+  json update = wait_view(nvim, "jobs", [&](const json& u) {
+    auto lines = nvim.lines(u["buf"].get<int64_t>());
+    return lines.size() >= 3;
+  });
+  auto lines = nvim.lines(update["buf"].get<int64_t>());
+  EXPECT_EQ(lines[0].rfind("toolhost jobs: 1 total, 0 running, 0 queued", 0), 0u) << lines[0];
+  std::string row = lines[2];
+  EXPECT_EQ(row.rfind(failed["id"].get<std::string>(), 0), 0u) << row;
+  EXPECT_NE(row.find("run_terminal_command"), std::string::npos) << row;
+  EXPECT_NE(row.find("failed"), std::string::npos) << row;
+  EXPECT_NE(row.find("exit 3"), std::string::npos) << row;
+}
+
+TEST(JobsView, CancelFromTheJobsWindow) {
+  NvimHarness nvim(json{{"kill_grace_ms", 200}});
+  nvim.forward_user_event("ToolhostJobStarted");
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.forward_user_event("ToolhostViewUpdated");
+  nvim.open_fixture("two_blocks.chat.md", "cancel.chat.md");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
+  nvim.command("ToolRun");
+  json started = nvim.wait_for("ToolhostJobStarted");
+
+  nvim.command("ToolJobs");
+  wait_view(nvim, "jobs", [&](const json& u) {
+    return nvim.lines(u["buf"].get<int64_t>()).size() >= 3;
+  });
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {3, 0})");
+  nvim.request("nvim_input", {"c"});
+  json finished = nvim.wait_for("ToolhostJobFinished");
+  EXPECT_EQ(finished["id"], started["id"]);
+  EXPECT_EQ(finished["status"], "canceled");
+}
+
+TEST(JobsQueries, AnswerWithResultsAndClearErrors) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.open_fixture("bash_block.chat.md", "queries.chat.md");
+  json finished = run_block(nvim, 5);
+  std::string id = finished["id"];
+
+  json got = host_call(nvim, "jobs.get", {{"id", id}});
+  ASSERT_TRUE(got["err"].is_null()) << got.dump();
+  EXPECT_EQ(got["result"]["id"], id);
+  EXPECT_EQ(got["result"]["status"], "succeeded");
+  EXPECT_EQ(got["result"]["exit_code"], 0);
+  EXPECT_EQ(got["result"]["stdout"]["bytes"], 20);  // "hello from toolhost\n"
+
+  json output = host_call(nvim, "jobs.output", {{"id", id}, {"since", 6}});
+  ASSERT_TRUE(output["err"].is_null()) << output.dump();
+  EXPECT_EQ(output["result"]["data"], "from toolhost\n");
+  EXPECT_EQ(output["result"]["next"], 20);
+  EXPECT_EQ(output["result"]["finished"], true);
+
+  json missing = host_call(nvim, "jobs.get", {{"id", "th-999999"}});
+  EXPECT_EQ(missing["err"], "no job th-999999");
+  json unknown = host_call(nvim, "jobs.nope", json::object());
+  EXPECT_EQ(unknown["err"], "unknown method jobs.nope");
+}
+
+}  // namespace
+}  // namespace toolhost::e2e

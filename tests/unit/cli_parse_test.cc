@@ -1,0 +1,113 @@
+// `toolhost parse`: reading transcripts like Neovim does, JSON and text output, exit codes.
+#include <cstdio>
+#include <unistd.h>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/parse_command.h"
+#include "cli/transcript.h"
+
+namespace toolhost::cli {
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(TOOLHOST_FIXTURES) + "/" + name; }
+
+std::string write_temp(const std::string& text) {
+  char path[] = "/tmp/toolhost-cli-XXXXXX";
+  int fd = ::mkstemp(path);
+  ::close(fd);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+struct Outcome {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+Outcome run(ParseCommand command) {
+  std::ostringstream out, err;
+  int status = run_parse_command(command, out, err);
+  return {status, out.str(), err.str()};
+}
+
+TEST(ReadLines, SplitsLikeNvimBufGetLines) {
+  std::string error;
+  std::string path = write_temp("a\r\nb\n\nc");
+  auto lines = read_lines(path, &error);
+  ASSERT_TRUE(lines) << error;
+  EXPECT_EQ(*lines, (std::vector<std::string>{"a", "b", "", "c"}));
+  path = write_temp("one\n");
+  EXPECT_EQ(*read_lines(path, &error), (std::vector<std::string>{"one"}));
+  EXPECT_FALSE(read_lines("/nonexistent/x.md", &error));
+  EXPECT_EQ(error, "cannot read /nonexistent/x.md: No such file or directory");
+}
+
+TEST(ParseCommand, JsonListsCallsWithZeroBasedRows) {
+  Outcome r = run({fixture("bash_block.chat.md"), "", true});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto json = nlohmann::json::parse(r.out);
+  ASSERT_EQ(json["calls"].size(), 1u) << r.out;
+  const auto& call = json["calls"][0];
+  EXPECT_EQ(call["tool"], "run_terminal_command");
+  EXPECT_EQ(call["params"]["command"], "echo hello from toolhost");
+  EXPECT_EQ(call["params"]["purpose"], "List something");
+  EXPECT_EQ(call["dialect"], "sidekick");
+  EXPECT_EQ(call["start"], 3);
+  EXPECT_EQ(call["end"], 8);
+  EXPECT_EQ(call["status"], "pending");
+  EXPECT_TRUE(call["result"].is_null());
+  EXPECT_EQ(call["id"].get<std::string>().size(), 12u);
+  EXPECT_EQ(json["messages"].size(), 3u);
+  EXPECT_TRUE(json["errors"].empty());
+}
+
+TEST(ParseCommand, MalformedBlocksAreListedWithLinesAndExitOne) {
+  Outcome r = run({fixture("parse/malformed.chat.md"), "", false});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("error lines 14-16: line 15: unknown tool `no_such_tool`"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("line 25: unclosed fence"), std::string::npos) << r.out;
+}
+
+TEST(ParseCommand, RolesComeFromTheConfigFile) {
+  std::string transcript = write_temp(
+      "## Boss\nrun it\n## Bot\n**bash**\n```bash\nls\n```\n");
+  Outcome plain = run({transcript, "", true});
+  EXPECT_TRUE(nlohmann::json::parse(plain.out)["calls"].empty()) << plain.out;
+
+  std::string config = write_temp(R"({"roles": {"user": ["Boss"], "assistant": ["Bot"]}})");
+  Outcome custom = run({transcript, config, true});
+  ASSERT_EQ(custom.status, 0) << custom.err;
+  auto json = nlohmann::json::parse(custom.out);
+  ASSERT_EQ(json["calls"].size(), 1u) << custom.out;
+  EXPECT_EQ(json["calls"][0]["params"]["command"], "ls");
+}
+
+TEST(ParseCommand, UnreadableInputIsAClearErrorWithStatusTwo) {
+  Outcome missing = run({"/nonexistent/chat.md", "", false});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.err, "toolhost parse: cannot read /nonexistent/chat.md: No such file or directory\n");
+  EXPECT_TRUE(missing.out.empty());
+
+  Outcome bad_config = run({fixture("bash_block.chat.md"), write_temp("[1, 2"), false});
+  EXPECT_EQ(bad_config.status, 2);
+  EXPECT_NE(bad_config.err.find("not a JSON object"), std::string::npos) << bad_config.err;
+}
+
+TEST(ParseCommand, InvalidUtf8InParamsStillPrintsJson) {
+  std::string transcript = write_temp("USER: x\nASSISTANT: y\n**bash**\n```bash\necho \xff\xfe\n```\n");
+  Outcome r = run({transcript, "", true});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto json = nlohmann::json::parse(r.out);
+  ASSERT_EQ(json["calls"].size(), 1u);
+  EXPECT_EQ(json["calls"][0]["params"]["command"], "echo \xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+}  // namespace
+}  // namespace toolhost::cli

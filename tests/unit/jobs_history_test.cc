@@ -1,0 +1,367 @@
+// Job history, ids across restarts, log files and incremental output reads.
+
+#include <sys/wait.h>
+
+#include <set>
+#include <sstream>
+
+#include "jobs/job_json.h"
+#include "test_jobs.h"
+
+namespace toolhost::jobs::testing {
+namespace {
+
+using JobsHistory = EngineTest;
+
+EngineOptions persistent(const TempDir& dir) {
+  EngineOptions options;
+  options.state_dir = dir / "state";
+  options.cache_dir = dir / "cache";
+  options.kill_grace_ms = 200;
+  return options;
+}
+
+std::vector<nlohmann::json> history_lines(const TempDir& dir) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(read_file(dir / "state/history.jsonl"));
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+TEST_F(JobsHistory, SurvivesARestart) {
+  TempDir dir;
+  make(persistent(dir));
+  JobSpec spec = shell("echo out; echo err >&2; exit 3");
+  spec.call_id = "c0ffee";
+  spec.buffer_name = "chat.md";
+  JobInfo first = run(spec);
+  EXPECT_EQ(first.id, "th-1");
+  stop();
+
+  Engine& engine = make(persistent(dir));
+  const JobInfo* job = engine.get("th-1");
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->status, Status::Failed);
+  ASSERT_TRUE(job->exit_code);
+  EXPECT_EQ(*job->exit_code, 3);
+  EXPECT_EQ(job->spec.call_id, "c0ffee");
+  EXPECT_EQ(job->spec.tool, "run_terminal_command");
+  EXPECT_EQ(job->spec.params, spec.params);
+  EXPECT_EQ(job->spec.buffer_name, "chat.md");
+  EXPECT_EQ(job->out.bytes(), 4u);
+  EXPECT_EQ(job->err.lines(), 1u);
+  EXPECT_EQ(job->pgid, first.pgid);
+  EXPECT_EQ(job->started_at_ms, first.started_at_ms);
+  EXPECT_EQ(job->log_path, dir / "cache/jobs/th-1.log");
+  OutputChunk chunk = engine.output("th-1", 0);
+  EXPECT_EQ(chunk.data.size(), 8u);
+  EXPECT_TRUE(chunk.finished);
+  EXPECT_TRUE(chunk.eof);
+  // Every line names its host.
+  std::vector<nlohmann::json> lines = history_lines(dir);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["ev"], "queued");
+  EXPECT_EQ(lines[1]["ev"], "started");
+  EXPECT_EQ(lines[2]["ev"], "ended");
+  for (const auto& line : lines) EXPECT_EQ(line["host"]["pid"], static_cast<int>(::getpid()));
+}
+
+TEST_F(JobsHistory, IdsAreUniqueAcrossRestartsAndConcurrentEngines) {
+  TempDir dir;
+  Engine& engine = make(persistent(dir));
+  EXPECT_EQ(run(shell("exit 0")).id, "th-1");
+  EXPECT_EQ(engine.refuse(shell("rm -rf /"), "denied").id, "th-2");
+  stop();
+  make(persistent(dir));
+  EXPECT_EQ(run(shell("exit 0")).id, "th-3");
+  // A second engine on the same state dir (another Neovim) shares the counter.
+  Engine peer(&loop_, persistent(dir));
+  std::set<std::string> ids;
+  for (int i = 0; i < 5; ++i) {
+    ids.insert(engine_->refuse(shell("x"), "no").id);
+    ids.insert(peer.refuse(shell("x"), "no").id);
+  }
+  EXPECT_EQ(ids.size(), 10u);
+  EXPECT_FALSE(ids.count("th-1") || ids.count("th-2") || ids.count("th-3"));
+  bool done = false;
+  peer.shutdown(100, [&] { done = true; });
+  EXPECT_TRUE(run_until(&loop_, [&] { return done; }));
+}
+
+TEST_F(JobsHistory, CounterSurvivesALostLockFile) {
+  TempDir dir;
+  make(persistent(dir));
+  run(shell("exit 0"));
+  run(shell("exit 0"));
+  stop();
+  std::filesystem::remove(dir / "state/history.lock");
+  make(persistent(dir));
+  EXPECT_EQ(run(shell("exit 0")).id, "th-3");
+}
+
+TEST_F(JobsHistory, JobsRunningWhenTheirHostDiedBecomeInterrupted) {
+  TempDir dir;
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  pid_t host = ::fork();
+  ASSERT_GE(host, 0);
+  if (host == 0) {
+    // A host that crashes with a job running: no shutdown, no `ended` line.
+    ::close(report[0]);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    auto* engine = new Engine(&loop, persistent(dir));
+    bool started = false;
+    JobEvents events;
+    events.started = [&](const JobInfo&) { started = true; };
+    engine->submit(shell("sleep 100"), events);
+    JobEvents never;
+    engine->submit(shell("exit 0"), never);
+    ::_exit(started && ::write(report[1], "k", 1) == 1 ? 0 : 1);
+  }
+  ::close(report[1]);
+  char byte = 0;
+  EXPECT_EQ(::read(report[0], &byte, 1), 1);
+  ::close(report[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(host, &status, 0), host);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  EngineOptions options = persistent(dir);
+  options.max_concurrent = 1;
+  Engine& engine = make(options);
+  const JobInfo* running = engine.get("th-1");
+  ASSERT_NE(running, nullptr);
+  EXPECT_EQ(running->status, Status::Interrupted);
+  EXPECT_GT(running->pgid, 0);
+  const JobInfo* queued = engine.get("th-2");
+  ASSERT_NE(queued, nullptr);
+  EXPECT_EQ(queued->status, Status::Interrupted);
+  EXPECT_EQ(history_lines(dir).back()["status"], "interrupted");
+  // The orphaned `sleep` is this test's to clean up (the dead host's Lua side would).
+  int pgid = running->pgid;
+  ::kill(-pgid, SIGKILL);
+  EXPECT_TRUE(group_gone(&loop_, pgid));
+  // Read again by a third host: still interrupted, not written twice.
+  stop();
+  make(options);
+  EXPECT_EQ(engine_->get("th-1")->status, Status::Interrupted);
+  size_t interrupted = 0;
+  for (const auto& line : history_lines(dir)) interrupted += line.value("status", "") == "interrupted";
+  EXPECT_EQ(interrupted, 2u);
+}
+
+TEST_F(JobsHistory, ALivePeersRunningJobIsLeftAlone) {
+  TempDir dir;
+  Engine& engine = make(persistent(dir));
+  bool started = false;
+  JobEvents events;
+  events.started = [&](const JobInfo&) { started = true; };
+  std::string id = engine.submit(shell("sleep 100"), events);
+  ASSERT_TRUE(run_until(&loop_, [&] { return started; }));
+  {
+    Engine peer(&loop_, persistent(dir));
+    ASSERT_NE(peer.get(id), nullptr);
+    EXPECT_EQ(peer.get(id)->status, Status::Running);
+    EXPECT_FALSE(peer.cancel(id)) << "a peer's job is not ours to signal";
+    bool done = false;
+    peer.shutdown(100, [&] { done = true; });
+    EXPECT_TRUE(run_until(&loop_, [&] { return done; }));
+  }
+  EXPECT_EQ(engine.get(id)->status, Status::Running);
+}
+
+TEST_F(JobsHistory, CleanupKeepsTheNewestJobsAndTheirLogs) {
+  TempDir dir;
+  EngineOptions options = persistent(dir);
+  options.history_max = 3;
+  Engine& engine = make(options);
+  for (int i = 1; i <= 6; ++i) run(shell("echo " + std::to_string(i)));
+  EXPECT_EQ(engine.jobs().total, 3u);
+  stop();
+  std::set<std::string> ids;
+  for (const auto& line : history_lines(dir)) ids.insert(line["id"].get<std::string>());
+  EXPECT_EQ(ids, (std::set<std::string>{"th-4", "th-5", "th-6"}));
+  for (int i = 1; i <= 6; ++i) {
+    EXPECT_EQ(std::filesystem::exists(dir / ("cache/jobs/th-" + std::to_string(i) + ".log")), i > 3)
+        << i;
+  }
+  Engine& again = make(options);
+  JobList list = again.jobs();
+  ASSERT_EQ(list.total, 3u);
+  EXPECT_EQ(list.jobs[0]->id, "th-6");
+  EXPECT_EQ(list.jobs[2]->id, "th-4");
+}
+
+TEST_F(JobsHistory, QueryFiltersByStatusNewestFirstWithCounts) {
+  TempDir dir;
+  EngineOptions options = persistent(dir);
+  options.max_concurrent = 1;
+  Engine& engine = make(options);
+  run(shell("exit 0"));
+  run(shell("exit 1"));
+  run(shell("exit 0"));
+  bool started = false;
+  JobEvents events;
+  events.started = [&](const JobInfo&) { started = true; };
+  engine.submit(shell("sleep 100"), events);
+  engine.submit(shell("exit 0"), {});
+  ASSERT_TRUE(run_until(&loop_, [&] { return started; }));
+  JobList all = engine.jobs();
+  EXPECT_EQ(all.total, 5u);
+  EXPECT_EQ(all.running, 1u);
+  EXPECT_EQ(all.queued, 1u);
+  ASSERT_EQ(all.jobs.size(), 5u);
+  EXPECT_EQ(all.jobs[0]->id, "th-5");
+  EXPECT_EQ(all.jobs[4]->id, "th-1");
+  JobList done = engine.jobs({{Status::Succeeded}, 1});
+  EXPECT_EQ(done.total, 2u);
+  ASSERT_EQ(done.jobs.size(), 1u);
+  EXPECT_EQ(done.jobs[0]->id, "th-3");
+  nlohmann::json json = list_to_json(engine.jobs({{Status::Running, Status::Queued}, 0}));
+  EXPECT_EQ(json["total"], 2);
+  EXPECT_EQ(json["running"], 1);
+  EXPECT_EQ(json["queued"], 1);
+  EXPECT_EQ(json["jobs"][0]["status"], "queued");
+  EXPECT_EQ(json["jobs"][1]["status"], "running");
+}
+
+TEST_F(JobsHistory, IncrementalReadsReconstructTheExactStream) {
+  TempDir dir;
+  Engine& engine = make(persistent(dir));
+  std::string read;
+  uint64_t next = 0;
+  bool done = false;
+  int partial_reads = 0;
+  JobEvents events;
+  std::string id;
+  events.output = [&](const JobInfo&, Stream, std::string_view) {
+    OutputChunk chunk = engine.output(id, next, 777);
+    EXPECT_TRUE(chunk.error.empty()) << chunk.error;
+    EXPECT_FALSE(chunk.eof);
+    EXPECT_EQ(chunk.next, next + chunk.data.size());
+    read += chunk.data;
+    next = chunk.next;
+    ++partial_reads;
+  };
+  events.finished = [&](const JobInfo&) { done = true; };
+  id = engine.submit(
+      shell("i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo out$i; echo err$i >&2; done"),
+      events);
+  ASSERT_TRUE(run_until(&loop_, [&] { return done; }));
+  for (;;) {
+    OutputChunk chunk = engine.output(id, next, 777);
+    read += chunk.data;
+    next = chunk.next;
+    if (chunk.eof) break;
+    ASSERT_FALSE(chunk.data.empty()) << "no progress before eof";
+  }
+  EXPECT_GT(partial_reads, 0);
+  const JobInfo* job = engine.get(id);
+  EXPECT_EQ(read.size(), job->out.bytes() + job->err.bytes());
+  EXPECT_EQ(read, read_file(job->log_path));
+  // Each stream's bytes appear in order.
+  std::istringstream lines(read);
+  std::string line;
+  int out = 0, err = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("out", 0) == 0) {
+      EXPECT_EQ(line, "out" + std::to_string(++out));
+    } else if (line.rfind("err", 0) == 0) {
+      EXPECT_EQ(line, "err" + std::to_string(++err));
+    }
+  }
+  EXPECT_EQ(out, 3000);
+  EXPECT_EQ(err, 3000);
+  nlohmann::json end = output_to_json(engine.output(id, next));
+  EXPECT_EQ(end, (nlohmann::json{{"data", ""}, {"next", next}, {"finished", true}, {"eof", true}}));
+  EXPECT_EQ(output_to_json(engine.output("th-99", 0))["error"], "no job th-99");
+}
+
+TEST_F(JobsHistory, LogStopsAtItsCapWithALineSayingWhatWasDropped) {
+  TempDir dir;
+  EngineOptions options = persistent(dir);
+  options.log_max_bytes = 1000;
+  make(options);
+  JobInfo job = run(shell("head -c 5000 /dev/zero | tr '\\0' a"));
+  EXPECT_EQ(job.out.bytes(), 5000u);
+  std::string log = read_file(job.log_path);
+  EXPECT_EQ(log, std::string(1000, 'a') +
+                     "\n[toolhost: 4000 bytes dropped: the log is capped at 1000 bytes]\n");
+  EXPECT_EQ(job.log_bytes, log.size());
+  EXPECT_EQ(job.out.text(), std::string(5000, 'a')) << "memory keeps what the log dropped";
+}
+
+TEST_F(JobsHistory, GigabyteOfOutputKeepsMemoryBoundedAndCountsExact) {
+  TempDir dir;
+  EngineOptions options = persistent(dir);
+  options.log_max_bytes = 4 << 20;
+  make(options);
+  uint64_t peak = rss_bytes();
+  int chunks = 0;
+  JobInfo seen;
+  bool done = false;
+  JobEvents events;
+  events.output = [&](const JobInfo&, Stream, std::string_view) {
+    if (++chunks % 512 == 0) peak = std::max(peak, rss_bytes());
+  };
+  events.finished = [&](const JobInfo& info) {
+    seen = info;
+    done = true;
+  };
+  uint64_t t0 = uv_hrtime();
+  engine_->submit(shell("head -c 1G /dev/zero; printf 'x\\n' >&2", 120000), events);
+  ASSERT_TRUE(run_until(&loop_, [&] { return done; }, 120000));
+  double seconds = static_cast<double>(uv_hrtime() - t0) / 1e9;
+  RecordProperty("seconds", std::to_string(seconds));
+  std::printf("1 GiB drained in %.2f s, peak RSS %.1f MiB\n", seconds,
+              static_cast<double>(peak) / (1 << 20));
+  EXPECT_EQ(seen.status, Status::Succeeded);
+  EXPECT_EQ(seen.out.bytes(), uint64_t{1} << 30);
+  EXPECT_EQ(seen.out.lines(), 0u);
+  EXPECT_EQ(seen.err.bytes(), 2u);
+  EXPECT_EQ(seen.out.head().size(), Capture::kHeadBytes);
+  EXPECT_EQ(seen.out.tail().size(), Capture::kTailBytes);
+  EXPECT_EQ(seen.out.omitted_bytes(), (uint64_t{1} << 30) - Capture::kHeadBytes - Capture::kTailBytes);
+  EXPECT_LE(seen.log_bytes, (4u << 20) + 200);
+  if (!kSanitized) {
+    EXPECT_LT(peak, 64u << 20);
+  }
+}
+
+TEST(JobsJson, JobShapeHasEveryField) {
+  JobInfo job;
+  job.id = "th-7";
+  job.spec = shell("ls");
+  job.spec.call_id = "abc";
+  job.spec.cwd = "/tmp";
+  job.spec.buffer_name = "chat.md";
+  job.status = Status::TimedOut;
+  job.term_signal = SIGTERM;
+  job.pid = job.pgid = 42;
+  job.queued_at_ms = 1;
+  job.started_at_ms = 2;
+  job.duration_s = 1.5;
+  job.out.append("a\nb\n");
+  job.log_path = "/c/jobs/th-7.log";
+  job.log_bytes = 4;
+  nlohmann::json json = job_to_json(job);
+  std::set<std::string> keys;
+  for (const auto& [key, value] : json.items()) keys.insert(key);
+  EXPECT_EQ(keys, (std::set<std::string>{"id", "call_id", "tool", "params", "cwd", "buffer",
+                                          "status", "exit_code", "signal", "error", "pid", "pgid",
+                                          "queued_at_ms", "started_at_ms", "duration_s", "stdout",
+                                          "stderr", "log", "log_bytes"}));
+  EXPECT_EQ(json["status"], "timed_out");
+  EXPECT_EQ(json["signal"], "SIGTERM");
+  EXPECT_TRUE(json["exit_code"].is_null());
+  EXPECT_EQ(json["stdout"], (nlohmann::json{{"bytes", 4}, {"lines", 2}}));
+  JobInfo back = job_from_json(json);
+  EXPECT_EQ(back.number, 7u);
+  EXPECT_EQ(job_to_json(back), json);
+  EXPECT_EQ(cancel_to_json(true), (nlohmann::json{{"canceled", true}}));
+}
+
+}  // namespace
+}  // namespace toolhost::jobs::testing

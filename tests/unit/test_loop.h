@@ -1,0 +1,51 @@
+#pragma once
+// A libuv loop for unit tests: run it until a condition holds, never sleep.
+// A guard timer bounds every wait, so a broken test fails instead of hanging.
+
+#include <gtest/gtest.h>
+#include <uv.h>
+
+#include <functional>
+
+namespace toolhost::testing {
+
+class TestLoop {
+ public:
+  TestLoop() { uv_loop_init(&loop_); }
+  ~TestLoop() {
+    drain();
+    EXPECT_EQ(uv_loop_close(&loop_), 0) << "a libuv handle was left open";
+  }
+  TestLoop(const TestLoop&) = delete;
+  TestLoop& operator=(const TestLoop&) = delete;
+
+  uv_loop_t* get() { return &loop_; }
+
+  // Runs loop iterations until `done()` is true; false if `timeout_ms` passed first.
+  bool run_until(const std::function<bool()>& done, uint64_t timeout_ms = 5000) {
+    if (done()) return true;
+    bool expired = false;
+    uv_timer_t guard;
+    uv_timer_init(&loop_, &guard);
+    guard.data = &expired;
+    uv_timer_start(
+        &guard, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, timeout_ms, 0);
+    while (!done() && !expired) uv_run(&loop_, UV_RUN_ONCE);
+    uv_close(reinterpret_cast<uv_handle_t*>(&guard), nullptr);
+    uv_run(&loop_, UV_RUN_NOWAIT);  // the guard's close callback
+    return done();
+  }
+
+  // One loop iteration that handles what is ready now, without waiting.
+  void poll() { uv_run(&loop_, UV_RUN_NOWAIT); }
+
+  // Lets closing handles finish.
+  void drain() {
+    for (int i = 0; i < 100 && uv_loop_alive(&loop_); ++i) uv_run(&loop_, UV_RUN_NOWAIT);
+  }
+
+ private:
+  uv_loop_t loop_;
+};
+
+}  // namespace toolhost::testing
