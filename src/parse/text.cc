@@ -1,5 +1,6 @@
 #include "parse/text.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace toolhost::parse {
@@ -73,6 +74,12 @@ std::string info_word(std::string_view info) {
     word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   return word;
+}
+
+int row_of_offset(int open_row, std::string_view content, size_t offset) {
+  offset = std::min(offset, content.size());
+  return open_row + 1 +
+         static_cast<int>(std::count(content.begin(), content.begin() + offset, '\n'));
 }
 
 std::string join_lines(const std::vector<std::string>& lines, int from, int to) {
