@@ -12,7 +12,9 @@ std::string_view trim(std::string_view text) {
   return text.substr(begin, end - begin + 1);
 }
 
-bool is_blank(std::string_view line) { return trim(line).empty(); }
+bool is_blank(std::string_view line) {
+  return trim(line).empty();
+}
 
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;

@@ -3,9 +3,8 @@
 #include "parse/xml_calls.h"
 
 #include <algorithm>
-#include <variant>
-
 #include <pugixml.hpp>
+#include <variant>
 
 #include "parse/params.h"
 #include "parse/text.h"
@@ -104,8 +103,8 @@ class XmlReader {
         doc.load_buffer(content_.data(), content_.size(), pugi::parse_default);
     if (!parsed) {
       int row = row_of_offset(open_row_, content_, static_cast<size_t>(parsed.offset));
-      found_.errors.push_back({open_row_, open_row_, row,
-                               std::string("XML does not parse: ") + parsed.description()});
+      found_.errors.push_back(
+          {open_row_, open_row_, row, std::string("XML does not parse: ") + parsed.description()});
       return std::move(found_);
     }
     for (pugi::xml_node node : doc.children()) {
