@@ -11,6 +11,20 @@
 namespace toolhost::parse {
 namespace {
 
+// Replaces v[first, last) with `fresh`, moving the tail once at most: edits usually replace as
+// many lines as they remove, and then nothing below them moves at all.
+template <typename T>
+void splice(std::vector<T>& v, size_t first, size_t last, std::vector<T>&& fresh) {
+  const size_t common = std::min(last - first, fresh.size());
+  std::move(fresh.begin(), fresh.begin() + common, v.begin() + first);
+  if (fresh.size() < last - first) {
+    v.erase(v.begin() + first + common, v.begin() + last);
+  } else {
+    v.insert(v.begin() + first + common, std::make_move_iterator(fresh.begin() + common),
+             std::make_move_iterator(fresh.end()));
+  }
+}
+
 int sum(const std::vector<int>& counts, size_t from, size_t to) {
   return std::accumulate(counts.begin() + from, counts.begin() + to, 0);
 }
@@ -103,11 +117,8 @@ ParseDelta IncrementalParser::apply(int first, int last, std::vector<std::string
   }
   if (segments_[a].start == 0) a = 0;  // a message at row 0 re-splits with the empty preamble
 
-  lines_.erase(lines_.begin() + first, lines_.begin() + last);
-  lines_.insert(lines_.begin() + first, std::make_move_iterator(replacement.begin()),
-                std::make_move_iterator(replacement.end()));
-  classes_.erase(classes_.begin() + first, classes_.begin() + last);
-  classes_.insert(classes_.begin() + first, fresh_classes.begin(), fresh_classes.end());
+  splice(lines_, first, last, std::move(replacement));
+  splice(classes_, first, last, std::move(fresh_classes));
 
   SplitStop stop{first + added, &segments_, shift};
   int stopped_at = 0;
@@ -168,20 +179,16 @@ IncrementalParser::Replaced IncrementalParser::replace_segments(size_t a, size_t
   const int segment_shift = static_cast<int>(fresh.size()) - static_cast<int>(b - a);
 
   // Calls and errors below the fresh segments move with the text.
-  result_.calls.erase(result_.calls.begin() + call_begin, result_.calls.begin() + call_end);
-  result_.calls.insert(result_.calls.begin() + call_begin, std::make_move_iterator(calls.begin()),
-                       std::make_move_iterator(calls.end()));
-  hashes_.erase(hashes_.begin() + call_begin, hashes_.begin() + call_end);
-  hashes_.insert(hashes_.begin() + call_begin, hashes.begin(), hashes.end());
-  for (size_t i = call_begin + calls.size(); i < result_.calls.size(); ++i) {
+  const size_t fresh_calls = calls.size();
+  splice(result_.calls, call_begin, call_end, std::move(calls));
+  splice(hashes_, call_begin, call_end, std::move(hashes));
+  for (size_t i = call_begin + fresh_calls; i < result_.calls.size(); ++i) {
     shift_call(result_.calls[i], shift);
     result_.calls[i].message += segment_shift;
   }
-  result_.errors.erase(result_.errors.begin() + error_begin, result_.errors.begin() + error_end);
-  result_.errors.insert(result_.errors.begin() + error_begin,
-                        std::make_move_iterator(errors.begin()),
-                        std::make_move_iterator(errors.end()));
-  for (size_t i = error_begin + errors.size(); i < result_.errors.size(); ++i) {
+  const size_t fresh_errors = errors.size();
+  splice(result_.errors, error_begin, error_end, std::move(errors));
+  for (size_t i = error_begin + fresh_errors; i < result_.errors.size(); ++i) {
     ParseError& error = result_.errors[i];
     error.start += shift;
     error.end += shift;
@@ -201,57 +208,55 @@ IncrementalParser::Replaced IncrementalParser::replace_segments(size_t a, size_t
   for (const Segment& s : fresh) {
     if (s.role >= 0) messages.push_back({static_cast<Role>(s.role), s.start, s.end});
   }
-  result_.messages.erase(result_.messages.begin() + message_begin,
-                         result_.messages.begin() + message_end);
-  result_.messages.insert(result_.messages.begin() + message_begin, messages.begin(),
-                          messages.end());
-  for (size_t i = message_begin + messages.size(); i < result_.messages.size(); ++i) {
+  const size_t fresh_messages = messages.size();
+  splice(result_.messages, message_begin, message_end, std::move(messages));
+  for (size_t i = message_begin + fresh_messages; i < result_.messages.size(); ++i) {
     result_.messages[i].start += shift;
     result_.messages[i].end += shift;
   }
-  segments_.erase(segments_.begin() + a, segments_.begin() + b);
-  segments_.insert(segments_.begin() + a, fresh.begin(), fresh.end());
-  segment_calls_.erase(segment_calls_.begin() + a, segment_calls_.begin() + b);
-  segment_calls_.insert(segment_calls_.begin() + a, calls_per_segment.begin(),
-                        calls_per_segment.end());
-  segment_errors_.erase(segment_errors_.begin() + a, segment_errors_.begin() + b);
-  segment_errors_.insert(segment_errors_.begin() + a, errors_per_segment.begin(),
-                         errors_per_segment.end());
+  splice(segments_, a, b, std::move(fresh));
+  splice(segment_calls_, a, b, std::move(calls_per_segment));
+  splice(segment_errors_, a, b, std::move(errors_per_segment));
   return replaced;
 }
 
 // Ids count earlier identical calls (SPEC 3), so only calls identical to a removed or added
 // one can change id: those are renumbered, then old and new ids are compared.
 ParseDelta IncrementalParser::renumber_and_diff(Replaced replaced) {
-  std::unordered_set<uint64_t> affected(replaced.old_hashes.begin(), replaced.old_hashes.end());
-  affected.insert(replaced.new_hashes.begin(), replaced.new_hashes.end());
+  // Usually one or two hashes: a sorted vector beats a hash set over 5k calls.
+  std::vector<uint64_t> affected = replaced.old_hashes;
+  affected.insert(affected.end(), replaced.new_hashes.begin(), replaced.new_hashes.end());
+  std::sort(affected.begin(), affected.end());
+  affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
+  auto is_affected = [&](uint64_t hash) {
+    return std::binary_search(affected.begin(), affected.end(), hash);
+  };
 
-  std::unordered_map<std::string, const ToolCall*> before;  // old id -> old call when replaced
-  for (const auto& call : replaced.old_calls) before.emplace(call.id, &call);
+  std::unordered_map<std::string, const ToolCall*> before;  // old id -> old replaced call
   std::unordered_set<std::string> old_ids;
-  for (const auto& call : replaced.old_calls) old_ids.insert(call.id);
-  const size_t new_end = replaced.new_begin + replaced.new_count;
+  for (const auto& call : replaced.old_calls) {
+    before.emplace(call.id, &call);
+    old_ids.insert(call.id);
+  }
+  const size_t new_begin = replaced.new_begin;
+  const size_t new_end = new_begin + replaced.new_count;
+  std::vector<size_t> renumbered;  // indices of the calls whose id is recomputed
   for (size_t i = 0; i < result_.calls.size(); ++i) {
-    bool is_new = i >= replaced.new_begin && i < new_end;
-    if (!is_new && affected.count(hashes_[i])) old_ids.insert(result_.calls[i].id);
+    if (!is_affected(hashes_[i])) continue;
+    renumbered.push_back(i);
+    if (i < new_begin || i >= new_end) old_ids.insert(result_.calls[i].id);
   }
 
   std::unordered_map<uint64_t, int> seen;
   std::unordered_set<std::string> new_ids;
-  for (size_t i = 0; i < result_.calls.size(); ++i) {
-    if (!affected.count(hashes_[i])) continue;
+  ParseDelta delta;
+  for (size_t i : renumbered) {
     ToolCall& call = result_.calls[i];
     call.id = call_id_from_hash(hashes_[i], seen[hashes_[i]]++);
     new_ids.insert(call.id);
-  }
-
-  ParseDelta delta;
-  for (size_t i = 0; i < result_.calls.size(); ++i) {
-    const ToolCall& call = result_.calls[i];
-    if (!affected.count(hashes_[i])) continue;
     if (!old_ids.count(call.id)) {
       delta.added.push_back(call.id);
-    } else if (i >= replaced.new_begin && i < new_end) {
+    } else if (i >= new_begin && i < new_end) {
       auto old = before.find(call.id);
       if (old != before.end() && !same_call(*old->second, call)) delta.changed.push_back(call.id);
     }

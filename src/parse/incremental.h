@@ -54,7 +54,7 @@ class IncrementalParser {
   std::vector<int> segment_calls_;  // calls found in each segment
   std::vector<int> segment_errors_;
   ParseResult result_;
-  std::vector<uint64_t> hashes_;    // call_content_hash of each call in result_.calls
+  std::vector<uint64_t> hashes_;  // call_content_hash of each call in result_.calls
 };
 
 }  // namespace toolhost::parse

@@ -1,8 +1,9 @@
 // JSON tool calls (SPEC 10.3), read with nlohmann_json: an object with "tool"/"name" and
 // "parameters"/"arguments" (an object or a JSON-encoded string), or an array of them.
+#include "parse/json_calls.h"
+
 #include <variant>
 
-#include "parse/fenced.h"
 #include "parse/params.h"
 #include "parse/text.h"
 

@@ -1,11 +1,12 @@
 #include "parse/message_parser.h"
 
 #include "parse/call_id.h"
-#include "parse/fenced.h"
+#include "parse/json_calls.h"
 #include "parse/reader.h"
 #include "parse/results.h"
 #include "parse/sidekick.h"
 #include "parse/text.h"
+#include "parse/xml_calls.h"
 
 namespace toolhost::parse {
 namespace {

@@ -10,7 +10,7 @@
 namespace toolhost::parse {
 
 struct MessageCalls {
-  std::vector<ToolCall> calls;        // ids not set yet: they depend on the calls above
+  std::vector<ToolCall> calls;           // ids not set yet: they depend on the calls above
   std::vector<uint64_t> content_hashes;  // call_content_hash of each call, for the ids
   std::vector<ParseError> errors;
 };

@@ -19,9 +19,9 @@ std::optional<Role> role_header(std::string_view line, const RoleNames& roles);
 // What the splitter needs to know of one line, computed once per line and cached, so that a
 // re-split never looks at the text again.
 struct LineClass {
-  int8_t role = -1;        // a Role when the line is a role header
-  char fence_char = 0;     // '`' or '~' when the line opens a fence
-  bool bare = false;       // the fence line has no info string, so it can also close a fence
+  int8_t role = -1;     // a Role when the line is a role header
+  char fence_char = 0;  // '`' or '~' when the line opens a fence
+  bool bare = false;    // the fence line has no info string, so it can also close a fence
   int32_t fence_length = 0;
 };
 
@@ -42,9 +42,9 @@ struct Segment {
 // Where a re-split after an edit may stop: at a header past the edit that also started a
 // message before it, since from a header on the split depends only on the lines below.
 struct SplitStop {
-  int min_row = 0;                                  // the first row after the edited rows
+  int min_row = 0;                                     // the first row after the edited rows
   const std::vector<Segment>* old_segments = nullptr;  // the split before the edit
-  int row_shift = 0;                                // new row - old row below the edit
+  int row_shift = 0;                                   // new row - old row below the edit
 };
 
 // Splits rows [from, n) into segments. `from` is 0 (a preamble first) or a header row. With a

@@ -72,8 +72,7 @@ bool is_missing(const nlohmann::json& params, const std::string& name) {
 
 }  // namespace
 
-std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table,
-                                                     std::string_view tool,
+std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std::string_view tool,
                                                      nlohmann::json params) {
   const ToolSpec* spec = table.find(tool);
   if (!spec) return "unknown tool `" + std::string(tool) + "`";

@@ -2,24 +2,22 @@
 // Tool and parameter names through the tool table (SPEC 7): aliases, list parameters and
 // required parameters. Every dialect ends here, so a call means the same whatever its syntax.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 #include "parse/types.h"
 
 namespace toolhost::parse {
 
 struct ResolvedCall {
-  std::string tool;        // canonical
-  nlohmann::json params;   // object with canonical names
+  std::string tool;       // canonical
+  nlohmann::json params;  // object with canonical names
 };
 
 // The call, or the message of a parse error ("unknown tool `x`", a missing parameter).
-std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table,
-                                                     std::string_view tool,
+std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std::string_view tool,
                                                      nlohmann::json params);
 
 }  // namespace toolhost::parse

@@ -25,8 +25,8 @@ nlohmann::json to_json(const ToolCall& call) {
 }
 
 nlohmann::json to_json(const ParseError& error) {
-  return {{"start", error.start}, {"end", error.end}, {"line", error.line},
-          {"message", error.message}};
+  return {
+      {"start", error.start}, {"end", error.end}, {"line", error.line}, {"message", error.message}};
 }
 
 nlohmann::json to_json(const ParseResult& result) {
@@ -39,7 +39,8 @@ nlohmann::json to_json(const ParseResult& result) {
   for (const auto& call : result.calls) calls.push_back(to_json(call));
   nlohmann::json errors = nlohmann::json::array();
   for (const auto& error : result.errors) errors.push_back(to_json(error));
-  return {{"messages", std::move(messages)}, {"calls", std::move(calls)},
+  return {{"messages", std::move(messages)},
+          {"calls", std::move(calls)},
           {"errors", std::move(errors)}};
 }
 

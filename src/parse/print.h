@@ -2,9 +2,8 @@
 // Output of a parse for `toolhost parse` and diagnostics: JSON (rows 0-based, end-exclusive,
 // SPEC 3.2) and text for people (lines 1-based).
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "parse/types.h"
 

@@ -10,16 +10,16 @@ namespace toolhost::parse {
 
 struct ReadContext {
   const std::vector<std::string>& lines;
-  int end;              // the message's end row: no block reaches past it
+  int end;  // the message's end row: no block reaches past it
   const Options& options;
-  bool open_end;        // the message ends the buffer and may still be streaming in
+  bool open_end;  // the message ends the buffer and may still be streaming in
 };
 
 // Calls come without id, message index and part numbers; the message parser sets them.
 struct Found {
   std::vector<ToolCall> calls;
   std::vector<ParseError> errors;
-  int next_row = 0;     // the first row after the block (and its result blocks)
+  int next_row = 0;  // the first row after the block (and its result blocks)
 };
 
 }  // namespace toolhost::parse

@@ -19,10 +19,14 @@ void read_keys(std::string_view info, ResultBlock& block) {
     if (eq != std::string_view::npos) {
       std::string_view key = token.substr(0, eq);
       std::string value(token.substr(eq + 1));
-      if (key == "id") block.job_id = value;
-      else if (key == "tool") block.tool = value;
-      else if (key == "status") block.status = value;
-      else if (key == "part") block.part = std::atoi(value.c_str());
+      if (key == "id")
+        block.job_id = value;
+      else if (key == "tool")
+        block.tool = value;
+      else if (key == "status")
+        block.status = value;
+      else if (key == "part")
+        block.part = std::atoi(value.c_str());
     }
     pos = end;
   }

@@ -20,8 +20,7 @@ struct ResultBlock {
 };
 
 // The result block that opens at `row`, ending at its closing fence (or at `end` when unclosed).
-std::optional<ResultBlock> result_block_at(const std::vector<std::string>& lines, int row,
-                                           int end);
+std::optional<ResultBlock> result_block_at(const std::vector<std::string>& lines, int row, int end);
 
 // Marks the call finished with the block's status (`failed` when the status is unknown).
 void attach_result(ToolCall& call, const ResultBlock& block);

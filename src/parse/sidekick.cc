@@ -37,16 +37,15 @@ struct LabelKind {
   HeaderKind kind;
 };
 constexpr LabelKind kLabels[] = {
-    {"Execute", HeaderKind::Execute}, {"Write", HeaderKind::Write},
-    {"Create", HeaderKind::Create},   {"Replace", HeaderKind::Replace},
-    {"Path", HeaderKind::Replace},    {"Read", HeaderKind::Read},
+    {"Execute", HeaderKind::Execute}, {"Write", HeaderKind::Write},  {"Create", HeaderKind::Create},
+    {"Replace", HeaderKind::Replace}, {"Path", HeaderKind::Replace}, {"Read", HeaderKind::Read},
     {"ls", HeaderKind::List},
 };
 
 // Headers of the executed forms: the block was rewritten when its job finished.
 constexpr std::string_view kExecutedPrefixes[] = {
-    "✓ Executed:", "✓ Wrote:",     "✓ Replaced in:", "✓ Read:",        "✓ ls:",
-    "✗ Failed:",   "✗ Timed out:", "✗ Canceled:",    "✗ Rejected:",    "✗ Interrupted:",
+    "✓ Executed:", "✓ Wrote:",     "✓ Replaced in:", "✓ Read:",     "✓ ls:",
+    "✗ Failed:",   "✗ Timed out:", "✗ Canceled:",    "✗ Rejected:", "✗ Interrupted:",
 };
 
 std::optional<Header> parse_header(std::string_view line) {
@@ -163,8 +162,8 @@ Found unclosed(const ReadContext& ctx, int header_row, int fence_row, const std:
   return found;
 }
 
-Found make_call(const ReadContext& ctx, const std::string& tool, nlohmann::json params,
-                int start, int end) {
+Found make_call(const ReadContext& ctx, const std::string& tool, nlohmann::json params, int start,
+                int end) {
   Found found;
   found.next_row = end;
   auto resolved = resolve_call(ctx.options.tools, tool, std::move(params));
@@ -237,16 +236,18 @@ std::optional<Found> read_replace(const ReadContext& ctx, int row, const Header&
   };
   int cursor = row + 1;
   if (auto old_text = fence_at(ctx, cursor)) {
-    if (!old_text->closed()) return unclosed(ctx, row, old_text->open_row, "replace_in_file", params);
+    if (!old_text->closed())
+      return unclosed(ctx, row, old_text->open_row, "replace_in_file", params);
     auto new_text = fence_at(ctx, old_text->close_row + 1);
     if (!new_text) {
       Found found;
       found.next_row = old_text->close_row + 1;
-      found.errors.push_back({row, found.next_row, old_text->open_row,
-                              "a search block without its replacement"});
+      found.errors.push_back(
+          {row, found.next_row, old_text->open_row, "a search block without its replacement"});
       return found;
     }
-    if (!new_text->closed()) return unclosed(ctx, row, new_text->open_row, "replace_in_file", params);
+    if (!new_text->closed())
+      return unclosed(ctx, row, new_text->open_row, "replace_in_file", params);
     add_pair(*old_text, *new_text);
     cursor = new_text->close_row + 1;
   } else {
@@ -297,8 +298,10 @@ std::optional<Found> read_executed(const ReadContext& ctx, int row, const Header
   std::string tool = spec ? spec->name : result->tool;
   nlohmann::json params = nlohmann::json::object();
   if (tool == "run_terminal_command") {
-    if (header.span) params["command"] = *header.span;
-    else if (!fences.empty()) params["command"] = fences.front().content;
+    if (header.span)
+      params["command"] = *header.span;
+    else if (!fences.empty())
+      params["command"] = fences.front().content;
   } else if (header.span) {
     params["path"] = *header.span;
   }

@@ -1,5 +1,6 @@
 #include "parse/text.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace toolhost::parse {
@@ -11,7 +12,9 @@ std::string_view trim(std::string_view text) {
   return text.substr(begin, end - begin + 1);
 }
 
-bool is_blank(std::string_view line) { return trim(line).empty(); }
+bool is_blank(std::string_view line) {
+  return trim(line).empty();
+}
 
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
@@ -73,6 +76,12 @@ std::string info_word(std::string_view info) {
     word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   return word;
+}
+
+int row_of_offset(int open_row, std::string_view content, size_t offset) {
+  offset = std::min(offset, content.size());
+  return open_row + 1 +
+         static_cast<int>(std::count(content.begin(), content.begin() + offset, '\n'));
 }
 
 std::string join_lines(const std::vector<std::string>& lines, int from, int to) {

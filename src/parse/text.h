@@ -29,6 +29,9 @@ int find_fence_close(const std::vector<std::string>& lines, int from, int end,
 // The first word of an info string, lower-cased ("xml", "json", "result").
 std::string info_word(std::string_view info);
 
+// The row of byte `offset` of a fence's content (the fence opens at `open_row`).
+int row_of_offset(int open_row, std::string_view content, size_t offset);
+
 // Lines [from, to) joined with '\n', without a final newline (SPEC 3: fence content).
 std::string join_lines(const std::vector<std::string>& lines, int from, int to);
 

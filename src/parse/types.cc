@@ -24,10 +24,10 @@ std::string_view to_string(Dialect dialect) {
 
 namespace {
 constexpr std::pair<CallStatus, std::string_view> kStatusNames[] = {
-    {CallStatus::Pending, "pending"},       {CallStatus::Incomplete, "incomplete"},
-    {CallStatus::Succeeded, "succeeded"},   {CallStatus::Failed, "failed"},
-    {CallStatus::TimedOut, "timed_out"},    {CallStatus::Canceled, "canceled"},
-    {CallStatus::Rejected, "rejected"},     {CallStatus::Interrupted, "interrupted"},
+    {CallStatus::Pending, "pending"},     {CallStatus::Incomplete, "incomplete"},
+    {CallStatus::Succeeded, "succeeded"}, {CallStatus::Failed, "failed"},
+    {CallStatus::TimedOut, "timed_out"},  {CallStatus::Canceled, "canceled"},
+    {CallStatus::Rejected, "rejected"},   {CallStatus::Interrupted, "interrupted"},
 };
 }  // namespace
 

@@ -3,12 +3,11 @@
 // Rows are 0-based and end-exclusive everywhere (as nvim_buf_get_lines).
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace toolhost::parse {
 
@@ -47,21 +46,21 @@ struct ResultRef {
 };
 
 struct ToolCall {
-  std::string id;          // 12 hex digits, SPEC 3 (FNV-1a content hash)
-  std::string tool;        // canonical name (aliases resolved)
-  nlohmann::json params;   // object, canonical parameter names
+  std::string id;         // 12 hex digits, SPEC 3 (FNV-1a content hash)
+  std::string tool;       // canonical name (aliases resolved)
+  nlohmann::json params;  // object, canonical parameter names
   Dialect dialect = Dialect::Sidekick;
-  int start = 0;           // block rows: header through last fence / "> purpose" line
+  int start = 0;  // block rows: header through last fence / "> purpose" line
   int end = 0;
   CallStatus status = CallStatus::Pending;
   std::optional<ResultRef> result;
-  int part = 0;            // 1-based index inside a multi-call block, 0 when alone
-  int message = -1;        // index into ParseResult::messages
+  int part = 0;                // 1-based index inside a multi-call block, 0 when alone
+  int message = -1;            // index into ParseResult::messages
   bool executed_form = false;  // the block is already rewritten (✓ Executed: …)
 };
 
 struct ParseError {
-  int start = 0;        // the malformed block's rows
+  int start = 0;  // the malformed block's rows
   int end = 0;
   int line = 0;         // the exact row of the problem (an XML error's offset, an unclosed fence)
   std::string message;  // "unknown tool `no_such_tool`"
@@ -77,8 +76,8 @@ struct ParseResult {
 struct ToolSpec {
   std::string name;
   std::vector<std::string> aliases;
-  std::vector<std::string> required;                  // canonical parameter names
-  std::map<std::string, std::string> param_aliases;   // alias -> canonical
+  std::vector<std::string> required;                 // canonical parameter names
+  std::map<std::string, std::string> param_aliases;  // alias -> canonical
   // Canonical parameters that hold a list (replace_in_file's search/replace): a string value
   // becomes a one-element list, and an alias with a number suffix (`old_block2`) appends to it.
   std::vector<std::string> list_params;

@@ -1,11 +1,11 @@
 // CodeCompanion's XML tool calls (SPEC 10.2), read with pugixml: the `<tools><tool name=…>
 // <action>…` shape (one call per action) and the xml2lua `<tool><name>…<parameters>…` shape.
+#include "parse/xml_calls.h"
+
 #include <algorithm>
+#include <pugixml.hpp>
 #include <variant>
 
-#include <pugixml.hpp>
-
-#include "parse/fenced.h"
 #include "parse/params.h"
 #include "parse/text.h"
 
@@ -103,8 +103,8 @@ class XmlReader {
         doc.load_buffer(content_.data(), content_.size(), pugi::parse_default);
     if (!parsed) {
       int row = row_of_offset(open_row_, content_, static_cast<size_t>(parsed.offset));
-      found_.errors.push_back({open_row_, open_row_, row,
-                               std::string("XML does not parse: ") + parsed.description()});
+      found_.errors.push_back(
+          {open_row_, open_row_, row, std::string("XML does not parse: ") + parsed.description()});
       return std::move(found_);
     }
     for (pugi::xml_node node : doc.children()) {
@@ -167,12 +167,6 @@ class XmlReader {
 bool is_xml_candidate(std::string_view content) {
   size_t first = content.find_first_not_of(" \t\r\n");
   return first != std::string_view::npos && starts_with(content.substr(first), "<tool");
-}
-
-int row_of_offset(int open_row, std::string_view content, size_t offset) {
-  offset = std::min(offset, content.size());
-  return open_row + 1 +
-         static_cast<int>(std::count(content.begin(), content.begin() + offset, '\n'));
 }
 
 Found read_xml_calls(const ReadContext& ctx, int open_row, const std::string& content) {

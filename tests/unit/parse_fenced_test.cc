@@ -28,7 +28,8 @@ TEST(ParseXml, ToolsActionsAreOneCallEachWithParts) {
 TEST(ParseXml, Xml2LuaShapeWithNestedParameters) {
   auto r = parse_text(
       "## CodeCompanion\n```xml\n<tool><name>search_files</name><parameters>"
-      "<pattern>foo</pattern><opts><glob>*.c</glob><glob>*.h</glob></opts></parameters></tool>\n```\n");
+      "<pattern>foo</pattern><opts><glob>*.c</glob><glob>*.h</glob></opts></parameters></"
+      "tool>\n```\n");
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].tool, "search_files");
   EXPECT_EQ(r.calls[0].part, 0);
@@ -39,7 +40,8 @@ TEST(ParseXml, Xml2LuaShapeWithNestedParameters) {
 TEST(ParseXml, FilesActionsMapByType) {
   auto r = parse_text(
       "## CodeCompanion\n```xml\n<tools><tool name=\"files\">"
-      "<action type=\"read_lines\"><path>a</path><start_line>1</start_line><end_line>5</end_line></action>"
+      "<action "
+      "type=\"read_lines\"><path>a</path><start_line>1</start_line><end_line>5</end_line></action>"
       "<action type=\"edit\"><path>b</path><search>x</search><replace>y</replace></action>"
       "<action type=\"delete\"><path>c</path></action>"
       "<action type=\"copy\"><path>d</path><new_path>e</new_path></action>"
@@ -48,13 +50,15 @@ TEST(ParseXml, FilesActionsMapByType) {
   EXPECT_EQ(r.calls[0].tool, "read_file");
   EXPECT_EQ(r.calls[0].params["start_line"], "1");
   EXPECT_EQ(r.calls[1].tool, "replace_in_file");
-  EXPECT_EQ(r.calls[1].params, (nlohmann::json{{"path", "b"}, {"search", {"x"}}, {"replace", {"y"}}}));
+  EXPECT_EQ(r.calls[1].params,
+            (nlohmann::json{{"path", "b"}, {"search", {"x"}}, {"replace", {"y"}}}));
   EXPECT_EQ(r.calls[2].tool, "delete_file");
   EXPECT_EQ(r.calls[3].tool, "copy_file");
 }
 
 TEST(ParseXml, BrokenXmlIsErrorAtItsLine) {
-  auto r = parse_text("## CodeCompanion\n```xml\n<tools>\n<tool name=\"cmd_runner\">\n</tools>\n```\n");
+  auto r =
+      parse_text("## CodeCompanion\n```xml\n<tools>\n<tool name=\"cmd_runner\">\n</tools>\n```\n");
   EXPECT_TRUE(r.calls.empty());
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].start, 1);
@@ -70,7 +74,9 @@ TEST(ParseXml, NonCandidateXmlIsText) {
 }
 
 TEST(ParseXml, UnknownFilesActionIsError) {
-  auto r = parse_text("## CodeCompanion\n```xml\n<tool name=\"files\">\n<action type=\"zap\"><path>a</path></action>\n</tool>\n```\n");
+  auto r = parse_text(
+      "## CodeCompanion\n```xml\n<tool name=\"files\">\n<action "
+      "type=\"zap\"><path>a</path></action>\n</tool>\n```\n");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].line, 3);
   EXPECT_EQ(r.errors[0].message, "unknown `files` action `zap`");
@@ -95,7 +101,9 @@ TEST(ParseJson, ObjectArrayAndStringArguments) {
 }
 
 TEST(ParseJson, ArrayElementThatIsNoCallNamesItsIndex) {
-  auto r = parse_text("# Assistant\n```json\n[{\"tool\": \"read_file\", \"parameters\": {\"path\": \"a\"}}, 42]\n```\n");
+  auto r = parse_text(
+      "# Assistant\n```json\n[{\"tool\": \"read_file\", \"parameters\": {\"path\": \"a\"}}, "
+      "42]\n```\n");
   ASSERT_EQ(r.calls.size(), 1u);
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].message, "element 1 of the JSON array is not a tool call");
@@ -104,20 +112,23 @@ TEST(ParseJson, ArrayElementThatIsNoCallNamesItsIndex) {
 }
 
 TEST(ParseJson, BrokenJsonCandidateIsErrorAtItsLine) {
-  auto r = parse_text("# Assistant\n```json\n{\"tool\": \"read_file\",\n \"parameters\": {\"path\": }}\n```\n");
+  auto r = parse_text(
+      "# Assistant\n```json\n{\"tool\": \"read_file\",\n \"parameters\": {\"path\": }}\n```\n");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].line, 3);
   EXPECT_NE(r.errors[0].message.find("JSON does not parse"), std::string::npos);
 }
 
 TEST(ParseJson, BadStringArgumentsIsError) {
-  auto r = parse_text("# Assistant\n```json\n{\"name\": \"bash\", \"arguments\": \"{oops\"}\n```\n");
+  auto r =
+      parse_text("# Assistant\n```json\n{\"name\": \"bash\", \"arguments\": \"{oops\"}\n```\n");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].message, "the arguments of `bash` are not valid JSON");
 }
 
 TEST(ParseJson, OtherJsonIsText) {
-  auto r = parse_text("# Assistant\n```json\n{\"name\": \"pkg\", \"version\": 1}\n```\n```json\n[1, 2\n```\n");
+  auto r = parse_text(
+      "# Assistant\n```json\n{\"name\": \"pkg\", \"version\": 1}\n```\n```json\n[1, 2\n```\n");
   EXPECT_TRUE(r.calls.empty());
   EXPECT_TRUE(r.errors.empty());
 }
@@ -139,12 +150,13 @@ TEST(ParseJson, ResultsAfterTheFenceMatchByPart) {
 TEST(ParseParams, ReplaceInFileCollectsNumberedBlocksInOrder) {
   auto r = parse_text(
       "# Assistant\n```json\n{\"tool\": \"replace_in_file\", \"parameters\": {\"path\": \"a\","
-      " \"old_block\": \"1\", \"new_block\": \"2\", \"old_block10\": \"19\", \"new_block10\": \"20\","
+      " \"old_block\": \"1\", \"new_block\": \"2\", \"old_block10\": \"19\", \"new_block10\": "
+      "\"20\","
       " \"old_block2\": \"3\", \"new_block2\": \"4\"}}\n```\n");
   ASSERT_EQ(r.calls.size(), 1u);
-  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a"},
-                                               {"search", {"1", "3", "19"}},
-                                               {"replace", {"2", "4", "20"}}}));
+  EXPECT_EQ(
+      r.calls[0].params,
+      (nlohmann::json{{"path", "a"}, {"search", {"1", "3", "19"}}, {"replace", {"2", "4", "20"}}}));
 }
 
 TEST(ParseParams, UnpairedSearchIsError) {

@@ -25,8 +25,7 @@ TEST_P(ParseFixture, MatchesExpectedJson) {
 
 INSTANTIATE_TEST_SUITE_P(Dialects, ParseFixture,
                          ::testing::Values("sidekick", "sidekick.executed", "codecompanion",
-                                           "codecompanion.executed", "json", "malformed",
-                                           "mixed"));
+                                           "codecompanion.executed", "json", "malformed", "mixed"));
 
 }  // namespace
 }  // namespace toolhost::parse

@@ -87,7 +87,8 @@ std::vector<std::string> random_buffer(std::mt19937& rng, int messages) {
 
 nlohmann::json snapshot(const ParseResult& result) {
   nlohmann::json out = to_json(result);
-  for (size_t i = 0; i < result.calls.size(); ++i) out["calls"][i]["message"] = result.calls[i].message;
+  for (size_t i = 0; i < result.calls.size(); ++i)
+    out["calls"][i]["message"] = result.calls[i].message;
   return out;
 }
 

@@ -67,7 +67,8 @@ TEST(ParseMessages, RoleNamesAreConfigurable) {
 }
 
 TEST(ParseMessages, CallsOnlyInAssistantMessages) {
-  auto result = parse_text("USER: x\n**Read:** `a`\nSYSTEM: y\n**Read:** `b`\nASSISTANT: z\n**Read:** `c`\n");
+  auto result =
+      parse_text("USER: x\n**Read:** `a`\nSYSTEM: y\n**Read:** `b`\nASSISTANT: z\n**Read:** `c`\n");
   ASSERT_EQ(result.calls.size(), 1u);
   EXPECT_EQ(result.calls[0].params["path"], "c");
   EXPECT_EQ(result.calls[0].message, 2);

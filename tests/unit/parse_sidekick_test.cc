@@ -8,11 +8,13 @@ namespace {
 using testing::parse_text;
 
 TEST(ParseSidekick, BashBlockWithPurpose) {
-  auto r = parse_text("ASSISTANT: go\n**bash**\n\n```sh\nmake\nmake test\n```\n\n> build it\n> twice\ntext\n");
+  auto r = parse_text(
+      "ASSISTANT: go\n**bash**\n\n```sh\nmake\nmake test\n```\n\n> build it\n> twice\ntext\n");
   ASSERT_EQ(r.calls.size(), 1u);
   const ToolCall& c = r.calls[0];
   EXPECT_EQ(c.tool, "run_terminal_command");
-  EXPECT_EQ(c.params, (nlohmann::json{{"command", "make\nmake test"}, {"purpose", "build it\ntwice"}}));
+  EXPECT_EQ(c.params,
+            (nlohmann::json{{"command", "make\nmake test"}, {"purpose", "build it\ntwice"}}));
   EXPECT_EQ(c.dialect, Dialect::Sidekick);
   EXPECT_EQ(c.start, 1);
   EXPECT_EQ(c.end, 10);
@@ -58,9 +60,8 @@ TEST(ParseSidekick, ReplaceWithSeveralPairs) {
       "ASSISTANT: go\n**Replace:** `a.c`\n**Search:**\n```\n1\n```\n**Replace:**\n```\n2\n```\n"
       "\n**Search:**\n```\n3\n```\n\n**Replace:**\n\n```\n4\n```\n");
   ASSERT_EQ(r.calls.size(), 1u);
-  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a.c"},
-                                               {"search", {"1", "3"}},
-                                               {"replace", {"2", "4"}}}));
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "a.c"}, {"search", {"1", "3"}}, {"replace", {"2", "4"}}}));
   EXPECT_EQ(r.calls[0].end, 21);
 }
 
@@ -75,7 +76,8 @@ TEST(ParseSidekick, SearchWithoutReplaceIsError) {
 }
 
 TEST(ParseSidekick, ResultFenceIsNeverAParameterFence) {
-  auto r = parse_text("ASSISTANT: go\n**bash**\n````result id=th-1 tool=x status=failed\nout\n````\n");
+  auto r =
+      parse_text("ASSISTANT: go\n**bash**\n````result id=th-1 tool=x status=failed\nout\n````\n");
   EXPECT_TRUE(r.calls.empty());
   EXPECT_TRUE(r.errors.empty());
 }
@@ -99,7 +101,8 @@ TEST(ParseSidekick, ExecutedFormsAreFinishedCalls) {
   auto r = parse_text(
       "ASSISTANT: go\n"
       "✓ Wrote: `a.txt`\n```\nhello\n```\n"
-      "````result id=th-2 tool=create_or_replace_file status=succeeded duration=0.00s\nWrote 1 lines\n````\n"
+      "````result id=th-2 tool=create_or_replace_file status=succeeded duration=0.00s\nWrote 1 "
+      "lines\n````\n"
       "✗ Timed out:\n```\nsleep 10\necho `date`\n```\n> nap\n"
       "````result id=th-3 tool=run_terminal_command status=timed_out duration=1.00s\n````\n"
       "✓ Executed: `orphan`\n");
@@ -132,7 +135,8 @@ TEST(ParseSidekick, ExecutedReplaceKeepsItsPairs) {
 
 TEST(ParseSidekick, FenceRulesFollowCommonMark) {
   // A shorter or info-string line does not close; 3 spaces of indent are allowed, 4 are not.
-  auto r = parse_text("ASSISTANT: go\n**bash**\n   ````\necho a\n```\n```` not\n    ````\n   `````\n");
+  auto r =
+      parse_text("ASSISTANT: go\n**bash**\n   ````\necho a\n```\n```` not\n    ````\n   `````\n");
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].params["command"], "echo a\n```\n```` not\n    ````");
   EXPECT_EQ(r.calls[0].end, 8);

@@ -1,0 +1,18 @@
+#pragma once
+// JSON fences (SPEC 10.3).
+
+#include <string>
+#include <string_view>
+
+#include "parse/reader.h"
+
+namespace toolhost::parse {
+
+// Lexical candidacy (SPEC 3.1): starts with `{` or `[` and holds a "tool"/"name" key and a
+// "parameters"/"arguments" key. Any other json fence is ordinary text.
+bool is_json_candidate(std::string_view content);
+
+// The calls of a closed candidate fence (an object or an array of them); tool and params only.
+Found read_json_calls(const ReadContext& ctx, int open_row, const std::string& content);
+
+}  // namespace toolhost::parse
