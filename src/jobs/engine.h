@@ -3,6 +3,8 @@
 // history of every job (this host's and, through the shared history file, earlier ones).
 // Knows nothing of Neovim.
 
+#include <uv.h>
+
 #include <deque>
 #include <functional>
 #include <map>
@@ -10,8 +12,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <uv.h>
 
 #include "jobs/history.h"
 #include "jobs/process.h"
@@ -23,9 +23,11 @@ struct EngineOptions {
   int max_concurrent = 4;
   uint64_t kill_grace_ms = 2000;
   // Added to every job's environment (SPEC 6); the host's own environment is inherited.
-  std::vector<std::pair<std::string, std::string>> env = {
-      {"TOOLHOST", "1"}, {"TERM", "dumb"}, {"NO_COLOR", "1"}, {"PAGER", "cat"},
-      {"GIT_PAGER", "cat"}};
+  std::vector<std::pair<std::string, std::string>> env = {{"TOOLHOST", "1"},
+                                                          {"TERM", "dumb"},
+                                                          {"NO_COLOR", "1"},
+                                                          {"PAGER", "cat"},
+                                                          {"GIT_PAGER", "cat"}};
   // {state_dir}/history.jsonl and history.lock; empty = no history, ids start at th-1.
   std::string state_dir;
   // {cache_dir}/jobs/{id}.log; empty = no log files (output() then has nothing to read).
@@ -58,8 +60,8 @@ struct JobList {
 };
 
 struct OutputChunk {
-  std::string data;   // raw bytes of the log (stdout and stderr in arrival order)
-  uint64_t next = 0;  // offset to ask for next time
+  std::string data;       // raw bytes of the log (stdout and stderr in arrival order)
+  uint64_t next = 0;      // offset to ask for next time
   bool finished = false;  // the job has ended
   bool eof = false;       // finished, and `next` is the end of the log
   std::string error;      // unknown job, no log file
@@ -128,7 +130,7 @@ class Engine {
   uv_loop_t* loop_;
   EngineOptions options_;
   History history_;
-  uint64_t next_number_ = 1;  // without history
+  uint64_t next_number_ = 1;                       // without history
   std::map<uint64_t, std::unique_ptr<Job>> jobs_;  // by number
   std::deque<Job*> queue_;
   size_t running_ = 0;

@@ -175,9 +175,8 @@ void Process::on_exit(uv_process_t* handle, int64_t exit_status, int term_signal
   }
   uv_timer_stop(&self->deadline_);
   uv_timer_start(
-      &self->deadline_,
-      [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->finish(); }, kLingerAfterExitMs,
-      0);
+      &self->deadline_, [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->finish(); },
+      kLingerAfterExitMs, 0);
   self->maybe_finish();
 }
 
@@ -188,8 +187,8 @@ void Process::on_alloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
 
 void Process::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   auto* self = static_cast<Process*>(stream->data);
-  Stream which = stream == reinterpret_cast<uv_stream_t*>(&self->out_) ? Stream::Stdout
-                                                                         : Stream::Stderr;
+  Stream which =
+      stream == reinterpret_cast<uv_stream_t*>(&self->out_) ? Stream::Stdout : Stream::Stderr;
   if (nread > 0) {
     std::string_view data(buf->base, static_cast<size_t>(nread));
     (which == Stream::Stdout ? self->info_.out : self->info_.err).append(data);

@@ -3,11 +3,11 @@
 // A Process owns its libuv handles; it tells its owner `closed` from the last close
 // callback, and only then may it be destroyed (the owner may destroy it inside `closed`).
 
+#include <uv.h>
+
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <uv.h>
 
 #include "jobs/types.h"
 
