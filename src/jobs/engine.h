@@ -39,8 +39,10 @@ struct EngineOptions {
 
 // Events of one job, in this order: started (not for a job canceled while queued or one that
 // could not start), output…, finished (exactly once). `started` fires inside submit() when a
-// slot is free; `finished` never fires inside submit(), and fires inside cancel() for a
-// queued job. After `finished` returns, the job's in-memory output (Capture) is released.
+// slot is free; `finished` does not fire inside submit() (except after shutdown(), when a new
+// job ends `canceled` at once), and fires inside cancel() for a queued job or one whose process
+// already exited. After `finished` returns, the job's in-memory output (Capture) is released:
+// read `out`/`err` text inside the callback.
 struct JobEvents {
   std::function<void(const JobInfo&)> started;
   std::function<void(const JobInfo&, Stream, std::string_view)> output;
