@@ -31,7 +31,7 @@ using toolhost::jobs::JobSpec;
 using toolhost::jobs::Status;
 
 struct Figures {
-  double p3_engine_us = 0, p3_spawn_us = 0;
+  double p3_engine_us = 0, p3_spawn_us = 0, p3_uv_us = 0;
   double p5_engine_mbs = 0, p5_engine_nolog_mbs = 0, p5_cat_mbs = 0;
   double p6_engine_ms = 0, p6_spawn_ms = 0;
 } figures;
@@ -138,6 +138,41 @@ void BM_P3_BarePosixSpawn(benchmark::State& state) {
   figures.p3_spawn_us = total / static_cast<double>(state.iterations()) * 1e6;
 }
 BENCHMARK(BM_P3_BarePosixSpawn)->UseManualTime()->Iterations(300)->Unit(benchmark::kMicrosecond);
+
+// What libuv's fork-based uv_spawn costs by itself (no engine): the floor for the engine.
+void BM_P3_BareUvSpawn(benchmark::State& state) {
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  char* argv[] = {const_cast<char*>("/bin/true"), nullptr};
+  double total = 0;
+  for (auto _ : state) {
+    uv_process_t process;
+    uv_process_options_t options{};
+    uv_stdio_container_t stdio[3];
+    for (auto& s : stdio) s.flags = UV_IGNORE;
+    options.file = argv[0];
+    options.args = argv;
+    options.flags = UV_PROCESS_DETACHED;
+    options.stdio = stdio;
+    options.stdio_count = 3;
+    bool done = false;
+    process.data = &done;
+    options.exit_cb = [](uv_process_t* p, int64_t, int) {
+      *static_cast<bool*>(p->data) = true;
+      uv_close(reinterpret_cast<uv_handle_t*>(p), nullptr);
+    };
+    uint64_t t0 = uv_hrtime();
+    uv_spawn(&loop, &process, &options);
+    double s = seconds_since(t0);
+    state.SetIterationTime(s);
+    total += s;
+    while (!done) uv_run(&loop, UV_RUN_ONCE);
+    uv_run(&loop, UV_RUN_NOWAIT);
+  }
+  uv_loop_close(&loop);
+  figures.p3_uv_us = total / static_cast<double>(state.iterations()) * 1e6;
+}
+BENCHMARK(BM_P3_BareUvSpawn)->UseManualTime()->Iterations(300)->Unit(benchmark::kMicrosecond);
 
 // P5 ------------------------------------------------------------------------------------------
 
@@ -265,18 +300,21 @@ void BM_Ratios(benchmark::State& state) {
   }
   const Figures& f = figures;
   state.counters["P3_ratio"] = f.p3_engine_us / f.p3_spawn_us;
+  state.counters["P3_ratio_vs_uv_spawn"] = f.p3_engine_us / f.p3_uv_us;
   state.counters["P5_ratio"] = f.p5_engine_mbs / f.p5_cat_mbs;
   state.counters["P5_ratio_nolog"] = f.p5_engine_nolog_mbs / f.p5_cat_mbs;
   state.counters["P6_overhead_ms"] = f.p6_engine_ms - f.p6_spawn_ms;
-  std::fprintf(stderr,
-               "P3 submit->exec %.0f us vs posix_spawn %.0f us: ratio %.2f (target <= 2)\n"
-               "P5 drain %.0f MB/s (no log %.0f) vs cat %.0f MB/s: ratio %.2f (no log %.2f; "
-               "target >= 0.5)\n"
-               "P6 %.3f ms/job vs posix_spawn %.3f ms/job: overhead %.3f ms/job (target <= 1)\n",
-               f.p3_engine_us, f.p3_spawn_us, f.p3_engine_us / f.p3_spawn_us, f.p5_engine_mbs,
-               f.p5_engine_nolog_mbs, f.p5_cat_mbs, f.p5_engine_mbs / f.p5_cat_mbs,
-               f.p5_engine_nolog_mbs / f.p5_cat_mbs, f.p6_engine_ms, f.p6_spawn_ms,
-               f.p6_engine_ms - f.p6_spawn_ms);
+  std::fprintf(
+      stderr,
+      "P3 submit->exec %.0f us vs posix_spawn %.0f us: ratio %.2f (target <= 2); bare uv_spawn "
+      "%.0f us: ratio %.2f\n"
+      "P5 drain %.0f MB/s (no log %.0f) vs cat %.0f MB/s: ratio %.2f (no log %.2f; "
+      "target >= 0.5)\n"
+      "P6 %.3f ms/job vs posix_spawn %.3f ms/job: overhead %.3f ms/job (target <= 1)\n",
+      f.p3_engine_us, f.p3_spawn_us, f.p3_engine_us / f.p3_spawn_us, f.p3_uv_us,
+      f.p3_engine_us / f.p3_uv_us, f.p5_engine_mbs, f.p5_engine_nolog_mbs, f.p5_cat_mbs,
+      f.p5_engine_mbs / f.p5_cat_mbs, f.p5_engine_nolog_mbs / f.p5_cat_mbs, f.p6_engine_ms,
+      f.p6_spawn_ms, f.p6_engine_ms - f.p6_spawn_ms);
 }
 BENCHMARK(BM_Ratios)->Iterations(1);
 
