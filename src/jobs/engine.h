@@ -97,7 +97,7 @@ class Engine {
   JobList jobs(const JobQuery& query = {}) const;
   std::vector<const JobInfo*> list() const;  // oldest first
   // Up to `max_bytes` of the job's log from `since`.
-  OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 1 << 20) const;
+  OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
   // Queued jobs finish `canceled`; every group (running jobs, and leftovers of finished ones)
