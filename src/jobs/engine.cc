@@ -64,9 +64,9 @@ Engine::Engine(uv_loop_t* loop, EngineOptions options)
     jobs_[job->info.number] = std::move(job);
   }
   trim();
-  history_.trim(options_.history_max, [this](const nlohmann::json& r) {
-    delete_log(r.value("log", ""));
-  }, true);
+  history_.trim(
+      options_.history_max, [this](const nlohmann::json& r) { delete_log(r.value("log", "")); },
+      true);
 }
 
 Engine::~Engine() {
@@ -88,7 +88,8 @@ Engine::Job& Engine::create(JobSpec spec) {
   auto name = [this, &info](uint64_t number) {
     info.number = number;
     info.id = "th-" + std::to_string(number);
-    if (!options_.cache_dir.empty()) info.log_path = options_.cache_dir + "/jobs/" + info.id + ".log";
+    if (!options_.cache_dir.empty())
+      info.log_path = options_.cache_dir + "/jobs/" + info.id + ".log";
   };
   if (history_.enabled()) {
     history_.allocate([&](uint64_t number) {
@@ -201,8 +202,8 @@ void Engine::open_log(Job& job) {
 void Engine::on_output(Job& job, std::string_view data) {
   if (job.log_fd < 0) return;
   size_t room = job.log_data < options_.log_max_bytes
-                    ? static_cast<size_t>(std::min<uint64_t>(options_.log_max_bytes - job.log_data,
-                                                             data.size()))
+                    ? static_cast<size_t>(
+                          std::min<uint64_t>(options_.log_max_bytes - job.log_data, data.size()))
                     : 0;
   if (room > 0) {
     if (write_all(job.log_fd, data.data(), room)) {
@@ -220,8 +221,8 @@ void Engine::close_log(Job& job) {
   if (job.log_fd < 0) return;
   if (job.log_dropped > 0) {
     // Past log_max_bytes the log ends with one line saying what is missing (SPEC 6).
-    std::string trailer = std::string(job.log_last == '\n' ? "" : "\n") + "[toolhost: " +
-                          std::to_string(job.log_dropped) +
+    std::string trailer = std::string(job.log_last == '\n' ? "" : "\n") +
+                          "[toolhost: " + std::to_string(job.log_dropped) +
                           " bytes dropped: the log is capped at " +
                           std::to_string(options_.log_max_bytes) + " bytes]\n";
     if (write_all(job.log_fd, trailer.data(), trailer.size())) {
@@ -274,9 +275,9 @@ void Engine::trim() {
   }
   if (history_.enabled() && ended_since_trim_ >= std::max<size_t>(16, options_.history_max / 4)) {
     ended_since_trim_ = 0;
-    history_.trim(options_.history_max, [this](const nlohmann::json& r) {
-      delete_log(r.value("log", ""));
-    }, false);
+    history_.trim(
+        options_.history_max, [this](const nlohmann::json& r) { delete_log(r.value("log", "")); },
+        false);
   }
 }
 
@@ -387,9 +388,9 @@ void Engine::maybe_done_shutting_down() {
   if (!on_shutdown_ || processes_ != 0) return;
   auto done = std::move(on_shutdown_);
   on_shutdown_ = nullptr;
-  history_.trim(options_.history_max, [this](const nlohmann::json& r) {
-    delete_log(r.value("log", ""));
-  }, true);
+  history_.trim(
+      options_.history_max, [this](const nlohmann::json& r) { delete_log(r.value("log", "")); },
+      true);
   history_.close();
   done();
 }

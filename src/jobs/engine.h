@@ -3,6 +3,8 @@
 // history of every job (this host's and, through the shared history file, earlier ones).
 // Knows nothing of Neovim.
 
+#include <uv.h>
+
 #include <deque>
 #include <functional>
 #include <map>
@@ -10,8 +12,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <uv.h>
 
 #include "jobs/history.h"
 #include "jobs/process.h"
@@ -23,9 +23,11 @@ struct EngineOptions {
   int max_concurrent = 4;
   uint64_t kill_grace_ms = 2000;
   // Added to every job's environment (SPEC 6); the host's own environment is inherited.
-  std::vector<std::pair<std::string, std::string>> env = {
-      {"TOOLHOST", "1"}, {"TERM", "dumb"}, {"NO_COLOR", "1"}, {"PAGER", "cat"},
-      {"GIT_PAGER", "cat"}};
+  std::vector<std::pair<std::string, std::string>> env = {{"TOOLHOST", "1"},
+                                                          {"TERM", "dumb"},
+                                                          {"NO_COLOR", "1"},
+                                                          {"PAGER", "cat"},
+                                                          {"GIT_PAGER", "cat"}};
   // {state_dir}/history.jsonl and history.lock; empty = no history, ids start at th-1.
   std::string state_dir;
   // {cache_dir}/jobs/{id}.log; empty = no log files (output() then has nothing to read).
@@ -37,8 +39,10 @@ struct EngineOptions {
 
 // Events of one job, in this order: started (not for a job canceled while queued or one that
 // could not start), output…, finished (exactly once). `started` fires inside submit() when a
-// slot is free; `finished` never fires inside submit(), and fires inside cancel() for a
-// queued job. After `finished` returns, the job's in-memory output (Capture) is released.
+// slot is free; `finished` does not fire inside submit() (except after shutdown(), when a new
+// job ends `canceled` at once), and fires inside cancel() for a queued job or one whose process
+// already exited. After `finished` returns, the job's in-memory output (Capture) is released:
+// read `out`/`err` text inside the callback.
 struct JobEvents {
   std::function<void(const JobInfo&)> started;
   std::function<void(const JobInfo&, Stream, std::string_view)> output;
@@ -58,8 +62,8 @@ struct JobList {
 };
 
 struct OutputChunk {
-  std::string data;   // raw bytes of the log (stdout and stderr in arrival order)
-  uint64_t next = 0;  // offset to ask for next time
+  std::string data;       // raw bytes of the log (stdout and stderr in arrival order)
+  uint64_t next = 0;      // offset to ask for next time
   bool finished = false;  // the job has ended
   bool eof = false;       // finished, and `next` is the end of the log
   std::string error;      // unknown job, no log file
@@ -93,7 +97,7 @@ class Engine {
   JobList jobs(const JobQuery& query = {}) const;
   std::vector<const JobInfo*> list() const;  // oldest first
   // Up to `max_bytes` of the job's log from `since`.
-  OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 1 << 20) const;
+  OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
   // Queued jobs finish `canceled`; every group (running jobs, and leftovers of finished ones)
@@ -128,7 +132,7 @@ class Engine {
   uv_loop_t* loop_;
   EngineOptions options_;
   History history_;
-  uint64_t next_number_ = 1;  // without history
+  uint64_t next_number_ = 1;                       // without history
   std::map<uint64_t, std::unique_ptr<Job>> jobs_;  // by number
   std::deque<Job*> queue_;
   size_t running_ = 0;

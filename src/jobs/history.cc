@@ -105,7 +105,9 @@ History::~History() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
-bool History::try_lock() { return ::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0; }
+bool History::try_lock() {
+  return ::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0;
+}
 
 void History::take_lock() {
   if (try_lock()) return;
@@ -113,7 +115,9 @@ void History::take_lock() {
   }
 }
 
-void History::unlock() { ::flock(lock_fd_, LOCK_UN); }
+void History::unlock() {
+  ::flock(lock_fd_, LOCK_UN);
+}
 
 bool History::write_pending() {
   if (pending_.empty()) return true;

@@ -4,13 +4,13 @@
 // writing host's pid and start time. Writers append with O_APPEND under a flock on
 // {state_dir}/history.lock; the lock file also holds the next job number.
 
+#include <uv.h>
+
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <uv.h>
 
 namespace toolhost::jobs {
 

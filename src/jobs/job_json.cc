@@ -98,14 +98,14 @@ nlohmann::json list_to_json(const JobList& list) {
 }
 
 nlohmann::json output_to_json(const OutputChunk& chunk) {
-  nlohmann::json out = {{"data", chunk.data},
-                        {"next", chunk.next},
-                        {"finished", chunk.finished},
-                        {"eof", chunk.eof}};
+  nlohmann::json out = {
+      {"data", chunk.data}, {"next", chunk.next}, {"finished", chunk.finished}, {"eof", chunk.eof}};
   if (!chunk.error.empty()) out["error"] = chunk.error;
   return out;
 }
 
-nlohmann::json cancel_to_json(bool canceled) { return {{"canceled", canceled}}; }
+nlohmann::json cancel_to_json(bool canceled) {
+  return {{"canceled", canceled}};
+}
 
 }  // namespace toolhost::jobs

@@ -89,8 +89,6 @@ bool Process::start(const std::vector<std::string>& environment) {
   info_.pgid = process_.pid;
   info_.status = Status::Running;
   for (uv_pipe_t* pipe : {&out_, &err_}) {
-    uv_os_fd_t fd;
-    if (uv_fileno(as_handle(pipe), &fd) == 0) ::fcntl(fd, F_SETPIPE_SZ, kPipeBytes);
     uv_read_start(reinterpret_cast<uv_stream_t*>(pipe), on_alloc, on_read);
     ++pipes_open_;
   }
@@ -175,9 +173,8 @@ void Process::on_exit(uv_process_t* handle, int64_t exit_status, int term_signal
   }
   uv_timer_stop(&self->deadline_);
   uv_timer_start(
-      &self->deadline_,
-      [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->finish(); }, kLingerAfterExitMs,
-      0);
+      &self->deadline_, [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->finish(); },
+      kLingerAfterExitMs, 0);
   self->maybe_finish();
 }
 
@@ -188,9 +185,10 @@ void Process::on_alloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
 
 void Process::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   auto* self = static_cast<Process*>(stream->data);
-  Stream which = stream == reinterpret_cast<uv_stream_t*>(&self->out_) ? Stream::Stdout
-                                                                         : Stream::Stderr;
+  Stream which =
+      stream == reinterpret_cast<uv_stream_t*>(&self->out_) ? Stream::Stdout : Stream::Stderr;
   if (nread > 0) {
+    if (static_cast<size_t>(nread) == sizeof self->read_buffer_) self->enlarge_pipe(*stream);
     std::string_view data(buf->base, static_cast<size_t>(nread));
     (which == Stream::Stdout ? self->info_.out : self->info_.err).append(data);
     if (self->events_.output) self->events_.output(which, data);
@@ -199,6 +197,18 @@ void Process::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   if (nread < 0) {  // EOF or error: this stream is done
     self->close_pipe(which == Stream::Stdout ? self->out_ : self->err_);
     self->maybe_finish();
+  }
+}
+
+void Process::enlarge_pipe(uv_stream_t& stream) {
+  // Only for a stream that fills our whole buffer (a flood): pipe buffers count against a
+  // per-user limit (pipe-user-pages-soft), past which every new pipe of the user gets one page.
+  bool& done = &stream == reinterpret_cast<uv_stream_t*>(&out_) ? out_enlarged_ : err_enlarged_;
+  if (done) return;
+  done = true;
+  uv_os_fd_t fd;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(&stream), &fd) == 0) {
+    ::fcntl(fd, F_SETPIPE_SZ, kPipeBytes);
   }
 }
 

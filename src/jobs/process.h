@@ -3,11 +3,11 @@
 // A Process owns its libuv handles; it tells its owner `closed` from the last close
 // callback, and only then may it be destroyed (the owner may destroy it inside `closed`).
 
+#include <uv.h>
+
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <uv.h>
 
 #include "jobs/types.h"
 
@@ -54,6 +54,7 @@ class Process {
   void signal_group(int signal);
   void kill_after(uint64_t grace_ms);
   void close_pipe(uv_pipe_t& pipe);
+  void enlarge_pipe(uv_stream_t& stream);
 
   uv_loop_t* loop_;
   JobInfo& info_;
@@ -70,6 +71,8 @@ class Process {
   bool finished_ = false;
   bool closing_ = false;
   bool group_gone_ = false;
+  bool out_enlarged_ = false;
+  bool err_enlarged_ = false;
   int pipes_open_ = 0;
   Status stop_reason_ = Status::Running;  // TimedOut / Canceled once terminate() ran
   uint64_t start_ns_ = 0;

@@ -32,7 +32,9 @@ int64_t wall_clock_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-bool is_finished(Status status) { return status != Status::Queued && status != Status::Running; }
+bool is_finished(Status status) {
+  return status != Status::Queued && status != Status::Running;
+}
 
 void Capture::append(std::string_view data) {
   if (data.empty()) return;
@@ -70,7 +72,9 @@ std::string Capture::tail() const {
   return ring_.substr(ring_pos_) + ring_.substr(0, ring_pos_);
 }
 
-uint64_t Capture::omitted_bytes() const { return bytes_ - head_.size() - ring_.size(); }
+uint64_t Capture::omitted_bytes() const {
+  return bytes_ - head_.size() - ring_.size();
+}
 
 void Capture::release() {
   std::string().swap(head_);

@@ -2,13 +2,12 @@
 // Value types of the job engine. Knows nothing of Neovim or of tools.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace toolhost::jobs {
 
@@ -65,7 +64,7 @@ class Capture {
 };
 
 struct JobInfo {
-  std::string id;  // "th-7"
+  std::string id;       // "th-7"
   uint64_t number = 0;  // the 7 of "th-7"
   JobSpec spec;
   Status status = Status::Queued;

@@ -77,13 +77,14 @@ TEST_F(JobsEngine, EnvironmentAndCwdFollowSpec6) {
   TempDir dir;
   ::setenv("TOOLHOST_TEST_INHERITED", "yes", 1);
   ::setenv("TERM", "xterm-256color", 1);
-  JobSpec spec = shell("echo $TOOLHOST $TERM $NO_COLOR $PAGER $GIT_PAGER $TOOLHOST_TEST_INHERITED "
-                       "$EXTRA; pwd");
+  JobSpec spec = shell(
+      "echo $TOOLHOST $TERM $NO_COLOR $PAGER $GIT_PAGER $TOOLHOST_TEST_INHERITED "
+      "$EXTRA; pwd");
   spec.cwd = dir.path();
   spec.env = {{"EXTRA", "x"}, {"PAGER", "less"}};
   JobInfo job = run(spec);
-  EXPECT_EQ(job.out.text(), "1 dumb 1 less cat yes x\n" +
-                                std::filesystem::canonical(dir.path()).string() + "\n");
+  EXPECT_EQ(job.out.text(),
+            "1 dumb 1 less cat yes x\n" + std::filesystem::canonical(dir.path()).string() + "\n");
 }
 
 TEST_F(JobsEngine, StreamsAreSeparateWithExactCounts) {
@@ -256,7 +257,9 @@ TEST_F(JobsEngine, ThousandJobsThroughAQueueOfEightLeakNoFd) {
     size_t most_running = 0;
     for (int i = 0; i < 1000; ++i) {
       JobEvents events;
-      events.started = [&](const JobInfo&) { most_running = std::max(most_running, engine.running()); };
+      events.started = [&](const JobInfo&) {
+        most_running = std::max(most_running, engine.running());
+      };
       events.finished = [&](const JobInfo& info) {
         ++finished;
         succeeded += info.status == Status::Succeeded;
@@ -265,7 +268,8 @@ TEST_F(JobsEngine, ThousandJobsThroughAQueueOfEightLeakNoFd) {
       spec.argv = {"/bin/true"};
       engine.submit(spec, events);
     }
-    ASSERT_TRUE(run_until(&loop_, [&] { return finished == 1000; }, 120000));
+    ASSERT_TRUE(run_until(
+        &loop_, [&] { return finished == 1000; }, 120000));
     EXPECT_EQ(succeeded, 1000);
     EXPECT_EQ(most_running, 8u);
     EXPECT_EQ(engine.jobs().total, 100u) << "history_max bounds what stays in memory";
@@ -296,7 +300,8 @@ TEST_F(JobsEngine, ShutdownCancelsQueuedKillsRunningAndIsNotDelayedByLeftovers) 
   bool done = false;
   uint64_t t0 = uv_hrtime();
   engine.shutdown(300, [&] { done = true; });
-  ASSERT_TRUE(run_until(&loop_, [&] { return done; }, 10000));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return done; }, 10000));
   double seconds = static_cast<double>(uv_hrtime() - t0) / 1e9;
   EXPECT_LT(seconds, 2.0) << "shutdown waited for a kill grace longer than its own";
   EXPECT_EQ(engine.get(queued)->status, Status::Canceled);

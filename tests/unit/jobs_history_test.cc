@@ -148,7 +148,8 @@ TEST_F(JobsHistory, JobsRunningWhenTheirHostDiedBecomeInterrupted) {
   make(options);
   EXPECT_EQ(engine_->get("th-1")->status, Status::Interrupted);
   size_t interrupted = 0;
-  for (const auto& line : history_lines(dir)) interrupted += line.value("status", "") == "interrupted";
+  for (const auto& line : history_lines(dir))
+    interrupted += line.value("status", "") == "interrupted";
   EXPECT_EQ(interrupted, 2u);
 }
 
@@ -247,8 +248,7 @@ TEST_F(JobsHistory, IncrementalReadsReconstructTheExactStream) {
   };
   events.finished = [&](const JobInfo&) { done = true; };
   id = engine.submit(
-      shell("i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo out$i; echo err$i >&2; done"),
-      events);
+      shell("i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo out$i; echo err$i >&2; done"), events);
   ASSERT_TRUE(run_until(&loop_, [&] { return done; }));
   for (;;) {
     OutputChunk chunk = engine.output(id, next, 777);
@@ -312,7 +312,8 @@ TEST_F(JobsHistory, GigabyteOfOutputKeepsMemoryBoundedAndCountsExact) {
   };
   uint64_t t0 = uv_hrtime();
   engine_->submit(shell("head -c 1G /dev/zero; printf 'x\\n' >&2", 120000), events);
-  ASSERT_TRUE(run_until(&loop_, [&] { return done; }, 120000));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return done; }, 120000));
   double seconds = static_cast<double>(uv_hrtime() - t0) / 1e9;
   RecordProperty("seconds", std::to_string(seconds));
   std::printf("1 GiB drained in %.2f s, peak RSS %.1f MiB\n", seconds,
@@ -323,7 +324,8 @@ TEST_F(JobsHistory, GigabyteOfOutputKeepsMemoryBoundedAndCountsExact) {
   EXPECT_EQ(seen.err.bytes(), 2u);
   EXPECT_EQ(seen.out.head().size(), Capture::kHeadBytes);
   EXPECT_EQ(seen.out.tail().size(), Capture::kTailBytes);
-  EXPECT_EQ(seen.out.omitted_bytes(), (uint64_t{1} << 30) - Capture::kHeadBytes - Capture::kTailBytes);
+  EXPECT_EQ(seen.out.omitted_bytes(),
+            (uint64_t{1} << 30) - Capture::kHeadBytes - Capture::kTailBytes);
   EXPECT_LE(seen.log_bytes, (4u << 20) + 200);
   if (!kSanitized) {
     EXPECT_LT(peak, 64u << 20);
@@ -350,9 +352,9 @@ TEST(JobsJson, JobShapeHasEveryField) {
   std::set<std::string> keys;
   for (const auto& [key, value] : json.items()) keys.insert(key);
   EXPECT_EQ(keys, (std::set<std::string>{"id", "call_id", "tool", "params", "cwd", "buffer",
-                                          "status", "exit_code", "signal", "error", "pid", "pgid",
-                                          "queued_at_ms", "started_at_ms", "duration_s", "stdout",
-                                          "stderr", "log", "log_bytes"}));
+                                         "status", "exit_code", "signal", "error", "pid", "pgid",
+                                         "queued_at_ms", "started_at_ms", "duration_s", "stdout",
+                                         "stderr", "log", "log_bytes"}));
   EXPECT_EQ(json["status"], "timed_out");
   EXPECT_EQ(json["signal"], "SIGTERM");
   EXPECT_TRUE(json["exit_code"].is_null());

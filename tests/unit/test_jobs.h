@@ -3,9 +3,11 @@
 // directories, and checks on real processes (fds, RSS, process groups).
 
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include <cerrno>
 #include <csignal>
@@ -15,9 +17,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <uv.h>
 
 #include "jobs/engine.h"
 
@@ -33,7 +32,8 @@ constexpr bool kSanitized = false;
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "toolhost-jobs-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "toolhost-jobs-XXXXXX").string();
     path_ = ::mkdtemp(pattern.data()) ? pattern : std::string();
   }
   ~TempDir() {
@@ -89,7 +89,9 @@ inline uint64_t rss_bytes() {
 
 // Orphaned grandchildren are reparented to this process (not init), so that a test sees them
 // and can reap them: a survivor cannot hide.
-inline void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+inline void become_subreaper() {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
 
 // True when no process of group `pgid` is left (zombies reparented to us are reaped first).
 inline bool group_empty(int pgid) {
@@ -107,8 +109,10 @@ inline bool group_gone(uv_loop_t* loop, int pgid, uint64_t timeout_ms = 5000) {
   if (pgid <= 0) return false;
   uv_timer_t poll;
   uv_timer_init(loop, &poll);
-  uv_timer_start(&poll, [](uv_timer_t*) {}, 2, 2);
-  bool gone = run_until(loop, [&] { return group_empty(pgid); }, timeout_ms);
+  uv_timer_start(
+      &poll, [](uv_timer_t*) {}, 2, 2);
+  bool gone = run_until(
+      loop, [&] { return group_empty(pgid); }, timeout_ms);
   uv_close(reinterpret_cast<uv_handle_t*>(&poll), nullptr);
   uv_run(loop, UV_RUN_NOWAIT);
   return gone;
@@ -152,7 +156,9 @@ class EngineTest : public ::testing::Test {
   void stop(uint64_t grace_ms = 200) {
     bool done = false;
     engine_->shutdown(grace_ms, [&] { done = true; });
-    EXPECT_TRUE(run_until(&loop_, [&] { return done; }, 10000)) << "shutdown never finished";
+    EXPECT_TRUE(run_until(
+        &loop_, [&] { return done; }, 10000))
+        << "shutdown never finished";
     engine_.reset();
   }
 
@@ -166,7 +172,9 @@ class EngineTest : public ::testing::Test {
       done = true;
     };
     engine_->submit(std::move(spec), std::move(events));
-    EXPECT_TRUE(run_until(&loop_, [&] { return done; }, timeout_ms)) << "job never finished";
+    EXPECT_TRUE(run_until(
+        &loop_, [&] { return done; }, timeout_ms))
+        << "job never finished";
     return seen;
   }
 
