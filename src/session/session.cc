@@ -1,6 +1,7 @@
 #include "session/session.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "base/log.h"
 #include "parse/messages.h"
@@ -82,7 +83,17 @@ void Session::on_lines(const nvim::LinesEvent& event) {
 
 void Session::sync_feedback() {
   const parse::ParseResult& parsed = parser_.result();
+  // An edit adds or removes a call or two; the initial event adds them all, so only a big
+  // delta is worth an index.
+  std::unordered_map<std::string_view, const parse::ToolCall*> index;
+  if (unsynced_.added.size() + unsynced_.removed.size() > 8) {
+    for (const auto& call : parsed.calls) index.emplace(call.id, &call);
+  }
   auto find = [&](const std::string& id) -> const parse::ToolCall* {
+    if (!index.empty()) {
+      auto it = index.find(id);
+      return it == index.end() ? nullptr : it->second;
+    }
     for (const auto& call : parsed.calls) {
       if (call.id == id) return &call;
     }
