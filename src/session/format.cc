@@ -27,11 +27,6 @@ std::string format_timeout(uint64_t timeout_ms) {
   return format_duration(static_cast<double>(timeout_ms) / 1000.0);
 }
 
-std::string signal_name(int signal) {
-  const char* abbrev = sigabbrev_np(signal);
-  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
-}
-
 std::string finished_message(const jobs::JobInfo& job) {
   const std::string& tool = job.spec.tool;
   switch (job.status) {

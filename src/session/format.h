@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "jobs/job_json.h"
 #include "jobs/types.h"
 
 namespace toolhost::session {
@@ -11,7 +12,8 @@ namespace toolhost::session {
 std::string format_duration(double seconds);   // "1.24s" (result blocks, ✓ diagnostics)
 std::string format_elapsed(double seconds);    // "3s", "2m05s" (running diagnostics)
 std::string format_timeout(uint64_t timeout_ms);  // "120s"
-std::string signal_name(int signal);           // "SIGTERM"
+// "SIGTERM": the job engine names signals for history and jobs.* the same way.
+using jobs::signal_name;
 
 // The diagnostic of a finished job: "✓ {tool} (1.24s)", "✗ {tool}: exit 2", …
 std::string finished_message(const jobs::JobInfo& job);

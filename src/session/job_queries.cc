@@ -26,11 +26,7 @@ uint64_t non_negative(const nlohmann::json& args, const char* key, uint64_t fall
 
 jobs::Status parse_status(const nlohmann::json& value) {
   if (value.is_string()) {
-    for (jobs::Status s : {jobs::Status::Queued, jobs::Status::Running, jobs::Status::Succeeded,
-                           jobs::Status::Failed, jobs::Status::TimedOut, jobs::Status::Canceled,
-                           jobs::Status::Interrupted}) {
-      if (jobs::to_string(s) == value.get<std::string>()) return s;
-    }
+    if (auto status = jobs::status_from_string(value.get<std::string>())) return *status;
   }
   throw QueryError("unknown status " + value.dump());
 }
