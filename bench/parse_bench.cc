@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "core/tool_table.h"
 #include "parse/incremental.h"
 #include "parse/parser.h"
-#include "tools/tool_table.h"
 
 namespace {
 
@@ -61,7 +61,7 @@ std::vector<std::string> generated_buffer() {
 
 parse::Options bench_options() {
   parse::Options options;
-  options.tools = tools::builtin_tool_table();
+  options.tools = core::builtin_tool_table();
   return options;
 }
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "core/tool_table.h"
 #include "parse/incremental.h"
 #include "parse/parser.h"
 #include "parse/print.h"
-#include "tools/tool_table.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const uint8_t flags = data[0];
   parse::Options options;
-  options.tools = tools::builtin_tool_table();
+  options.tools = core::builtin_tool_table();
   options.complete = (flags & 1) != 0;
   std::vector<std::string> lines = split_lines(data + 1, size - 1);
 

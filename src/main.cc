@@ -1,22 +1,22 @@
 // toolhost: runs the tool calls an LLM writes into a Neovim chat buffer.
 //   toolhost --stdio [--state-dir D] [--cache-dir D] [--log-file F]   (started by Neovim)
 //   toolhost parse FILE [--json] [--config FILE.json]
-//   toolhost --version
+//   toolhost --version | --print-config
+#include <sys/prctl.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 
-#include <sys/prctl.h>
-#include <unistd.h>
-
-#include <CLI/CLI.hpp>
-#include <uv.h>
-
 #include "base/log.h"
 #include "cli/parse_command.h"
+#include "core/config.h"
 #include "rpc/peer.h"
-#include "session/host.h"
+#include "server/host.h"
 
 namespace {
 
@@ -33,7 +33,7 @@ std::string xdg_dir(const char* variable, const char* fallback) {
   return std::string(home ? home : ".") + "/" + fallback + "/nvim/toolhost";
 }
 
-int serve_stdio(const session::HostOptions& options) {
+int serve_stdio(const server::HostOptions& options) {
   // Die with Neovim even if it cannot close our stdin (SIGKILLed, crashed).
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() == 1) return 0;  // the parent is already gone
@@ -45,7 +45,7 @@ int serve_stdio(const session::HostOptions& options) {
     log::error(std::string("cannot open stdio: ") + uv_strerror(rc));
     return 1;
   }
-  session::Host host(loop, peer, options);
+  server::Host host(loop, peer, options);
   uv_signal_t sigterm{}, sighup{};
   uv_timer_t deadline{};
   bool stopping = false;
@@ -57,7 +57,8 @@ int serve_stdio(const session::HostOptions& options) {
     uv_timer_init(loop, &deadline);
     uv_unref(reinterpret_cast<uv_handle_t*>(&deadline));
     // Whatever is still pending then, the process exits on time.
-    uv_timer_start(&deadline, [](uv_timer_t*) { std::_Exit(0); }, kShutdownDeadlineMs, 0);
+    uv_timer_start(
+        &deadline, [](uv_timer_t*) { std::_Exit(0); }, kShutdownDeadlineMs, 0);
     host.shutdown(kShutdownGraceMs, [&] {
       uv_close(reinterpret_cast<uv_handle_t*>(&sigterm), nullptr);
       uv_close(reinterpret_cast<uv_handle_t*>(&sighup), nullptr);
@@ -88,7 +89,7 @@ int main(int argc, char** argv) {
   CLI::App app{"toolhost: runs an LLM's tool calls for Neovim, outside the editor's loop"};
   app.set_version_flag("--version", "toolhost " TOOLHOST_VERSION);
   bool stdio = false;
-  session::HostOptions options;
+  server::HostOptions options;
   options.version = TOOLHOST_VERSION;
   options.state_dir = xdg_dir("XDG_STATE_HOME", ".local/state");
   options.cache_dir = xdg_dir("XDG_CACHE_HOME", ".cache");
@@ -101,11 +102,20 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "debug, info, warn, error or off")
       ->check(CLI::IsMember({"debug", "info", "warn", "error", "off"}, CLI::ignore_case));
   cli::ParseCommand parse;
-  CLI::App* parse_app = app.add_subcommand("parse", "Print the messages, tool calls and errors of a transcript");
+  CLI::App* parse_app =
+      app.add_subcommand("parse", "Print the messages, tool calls and errors of a transcript");
   parse_app->add_option("file", parse.file, "The chat transcript")->required();
   parse_app->add_flag("--json", parse.json, "Print JSON (rows 0-based, end-exclusive)");
   parse_app->add_option("--config", parse.config_file, "setup() options as JSON (roles)");
+  bool print_config = false;
+  app.add_flag("--print-config", print_config,
+               "Print the defaults of the options the host reads, as JSON (setup() names)");
   CLI11_PARSE(app, argc, argv);
+
+  if (print_config) {
+    std::cout << core::config_to_json(core::Config{}).dump(2) << "\n";
+    return 0;
+  }
 
   if (parse_app->parsed()) return cli::run_parse_command(parse, std::cout, std::cerr);
   auto level = log::level_from_string(log_level).value_or(log::Level::Warn);

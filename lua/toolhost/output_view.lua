@@ -63,7 +63,7 @@ function M.default_id()
   local call = ui.call_at(buf, api.nvim_win_get_cursor(0)[1] - 1)
   local best
   for id, job in pairs(ui.jobs) do
-    if not call or (job.call == call and job.buf == buf) then
+    if not call or (job.call_id == call and job.buf == buf) then
       if not best or tonumber(id:match("%d+") or 0) > tonumber(best:match("%d+") or 0) then
         best = id
       end

@@ -3,29 +3,22 @@
 #include <ostream>
 
 #include "cli/transcript.h"
+#include "core/tool_table.h"
 #include "parse/parser.h"
 #include "parse/print.h"
-#include "session/config.h"
-#include "tools/tool_table.h"
 
 namespace toolhost::cli {
 
 int run_parse_command(const ParseCommand& command, std::ostream& out, std::ostream& err) {
-  std::string error;
-  auto config_json = read_config(command.config_file, &error);
-  auto lines = config_json ? read_lines(command.file, &error) : std::nullopt;
+  auto config = read_config(command.config_file);
+  auto lines = config ? read_lines(command.file) : core::error(config.error());
   if (!lines) {
-    err << "toolhost parse: " << error << "\n";
+    err << "toolhost parse: " << lines.error() << "\n";
     return 2;
   }
   parse::Options options;
-  options.tools = tools::builtin_tool_table();
-  try {
-    options.roles = session::config_from_json(*config_json).roles;
-  } catch (const nlohmann::json::exception& e) {
-    err << "toolhost parse: " << command.config_file << ": " << e.what() << "\n";
-    return 2;
-  }
+  options.tools = core::builtin_tool_table();
+  options.roles = config->roles;
   options.complete = true;  // a file is not streaming: an unclosed fence is an error
   parse::ParseResult result = parse::parse(*lines, options);
   if (command.json) {

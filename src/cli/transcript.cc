@@ -8,12 +8,9 @@
 namespace toolhost::cli {
 namespace {
 
-std::optional<std::string> slurp(const std::string& path, std::string* error) {
+core::Result<std::string> slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + path + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
+  if (!in) return core::error("cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -21,9 +18,9 @@ std::optional<std::string> slurp(const std::string& path, std::string* error) {
 
 }  // namespace
 
-std::optional<std::vector<std::string>> read_lines(const std::string& path, std::string* error) {
-  auto text = slurp(path, error);
-  if (!text) return std::nullopt;
+core::Result<std::vector<std::string>> read_lines(const std::string& path) {
+  auto text = slurp(path);
+  if (!text) return core::error(text.error());
   std::vector<std::string> lines;
   size_t start = 0;
   while (start < text->size()) {
@@ -37,15 +34,14 @@ std::optional<std::vector<std::string>> read_lines(const std::string& path, std:
   return lines;
 }
 
-std::optional<nlohmann::json> read_config(const std::string& path, std::string* error) {
-  if (path.empty()) return nlohmann::json::object();
-  auto text = slurp(path, error);
-  if (!text) return std::nullopt;
-  nlohmann::json config = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (config.is_discarded() || !config.is_object()) {
-    *error = path + ": not a JSON object";
-    return std::nullopt;
-  }
+core::Result<core::Config> read_config(const std::string& path) {
+  if (path.empty()) return core::config_from_json(nlohmann::json::object());
+  auto text = slurp(path);
+  if (!text) return core::error(text.error());
+  nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) return core::error(path + ": not a JSON object");
+  auto config = core::config_from_json(json);
+  if (!config) return core::error(path + ": " + config.error());
   return config;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config.h"
 #include "jobs/history.h"
 #include "jobs/process.h"
 #include "jobs/types.h"
@@ -20,8 +21,8 @@
 namespace toolhost::jobs {
 
 struct EngineOptions {
-  int max_concurrent = 4;
-  uint64_t kill_grace_ms = 2000;
+  int max_concurrent = core::defaults::kMaxConcurrent;
+  uint64_t kill_grace_ms = core::defaults::kKillGraceMs;
   // Added to every job's environment (SPEC 6); the host's own environment is inherited.
   std::vector<std::pair<std::string, std::string>> env = {{"TOOLHOST", "1"},
                                                           {"TERM", "dumb"},
@@ -32,9 +33,9 @@ struct EngineOptions {
   std::string state_dir;
   // {cache_dir}/jobs/{id}.log; empty = no log files (output() then has nothing to read).
   std::string cache_dir;
-  uint64_t log_max_bytes = 64ull * 1024 * 1024;
+  uint64_t log_max_bytes = core::defaults::kLogMaxBytes;
   // Finished jobs kept, in memory and in the history file (with their logs).
-  size_t history_max = 500;
+  size_t history_max = core::defaults::kHistoryMax;
 };
 
 // Events of one job, in this order: started (not for a job canceled while queued or one that

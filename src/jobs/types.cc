@@ -6,34 +6,9 @@
 
 namespace toolhost::jobs {
 
-std::string_view to_string(Status status) {
-  switch (status) {
-    case Status::Queued: return "queued";
-    case Status::Running: return "running";
-    case Status::Succeeded: return "succeeded";
-    case Status::Failed: return "failed";
-    case Status::TimedOut: return "timed_out";
-    case Status::Canceled: return "canceled";
-    case Status::Interrupted: return "interrupted";
-  }
-  return "failed";
-}
-
-std::optional<Status> status_from_string(std::string_view text) {
-  for (Status status : {Status::Queued, Status::Running, Status::Succeeded, Status::Failed,
-                        Status::TimedOut, Status::Canceled, Status::Interrupted}) {
-    if (to_string(status) == text) return status;
-  }
-  return std::nullopt;
-}
-
 int64_t wall_clock_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
-bool is_finished(Status status) {
-  return status != Status::Queued && status != Status::Running;
 }
 
 void Capture::append(std::string_view data) {

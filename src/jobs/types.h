@@ -9,21 +9,26 @@
 #include <utility>
 #include <vector>
 
+#include "core/config.h"
+#include "core/status.h"
+
 namespace toolhost::jobs {
 
-enum class Status { Queued, Running, Succeeded, Failed, TimedOut, Canceled, Interrupted };
+// A job's status is a call's (SPEC 4): queued, running, then a finished one.
+using core::is_finished;
+using core::Status;
+using core::status_from_string;
+using core::to_string;
+
 enum class Stream { Stdout, Stderr };
 
-std::string_view to_string(Status);
-std::optional<Status> status_from_string(std::string_view);
-bool is_finished(Status);
 int64_t wall_clock_ms();
 
 struct JobSpec {
   std::vector<std::string> argv;
   std::string cwd;
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
-  uint64_t timeout_ms = 120000;                          // 0 = no timeout
+  uint64_t timeout_ms = core::defaults::kTimeoutMs;      // 0 = no timeout
   // Recorded with the job (history, job lists); the engine does not interpret them.
   std::string call_id;
   std::string tool;

@@ -40,7 +40,7 @@ Found read_fenced_block(const ReadContext& ctx, int row, FenceKind kind, int clo
       call.dialect = dialect;
       call.start = row;
       call.end = ctx.end;
-      call.status = CallStatus::Incomplete;
+      call.status = Status::Incomplete;
       found.calls.push_back(std::move(call));
     } else {
       found.errors.push_back({row, ctx.end, row, "unclosed fence"});

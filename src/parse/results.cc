@@ -49,9 +49,9 @@ std::optional<ResultBlock> result_block_at(const std::vector<std::string>& lines
 
 void attach_result(ToolCall& call, const ResultBlock& block) {
   call.result = ResultRef{block.start, block.end, block.job_id, block.status};
-  call.status = call_status_from_string(block.status).value_or(CallStatus::Failed);
-  if (call.status == CallStatus::Pending || call.status == CallStatus::Incomplete) {
-    call.status = CallStatus::Failed;  // a result block always means the call was handled
+  call.status = core::status_from_string(block.status).value_or(Status::Failed);
+  if (call.status == Status::Pending || call.status == Status::Incomplete) {
+    call.status = Status::Failed;  // a result block always means the call was handled
   }
 }
 

@@ -42,13 +42,12 @@ constexpr LabelKind kLabels[] = {
     {"ls", HeaderKind::List},
 };
 
-// Headers of the executed forms: the block was rewritten when its job finished.
-constexpr std::string_view kExecutedPrefixes[] = {
-    "✓ Executed:", "✓ Wrote:",     "✓ Replaced in:", "✓ Read:",     "✓ ls:",
-    "✗ Failed:",   "✗ Timed out:", "✗ Canceled:",    "✗ Rejected:", "✗ Interrupted:",
-};
+// Every executed label starts with one of these marks; other lines need no label look-up.
+bool has_executed_mark(std::string_view body) {
+  return starts_with(body, "✓ ") || starts_with(body, "✗ ");
+}
 
-std::optional<Header> parse_header(std::string_view line) {
+std::optional<Header> parse_header(std::string_view line, const ToolTable& tools) {
   auto stripped = strip_indent(line);
   if (!stripped) return std::nullopt;
   std::string_view body = trim(*stripped);
@@ -66,7 +65,9 @@ std::optional<Header> parse_header(std::string_view line) {
     }
     return std::nullopt;
   }
-  for (std::string_view prefix : kExecutedPrefixes) {
+  if (!has_executed_mark(body)) return std::nullopt;
+  // The headers of executed forms: the block was rewritten when its job finished.
+  for (const std::string& prefix : core::executed_labels(tools)) {
     if (!starts_with(body, prefix)) continue;
     std::string_view rest = trim(body.substr(prefix.size()));
     if (rest.empty()) return Header{HeaderKind::Executed, std::nullopt};
@@ -154,7 +155,7 @@ Found unclosed(const ReadContext& ctx, int header_row, int fence_row, const std:
     call.params = std::move(params);
     call.start = header_row;
     call.end = ctx.end;
-    call.status = CallStatus::Incomplete;
+    call.status = Status::Incomplete;
     found.calls.push_back(std::move(call));
   } else {
     found.errors.push_back({header_row, ctx.end, fence_row, "unclosed fence"});
@@ -343,7 +344,7 @@ std::optional<Found> read_executed(const ReadContext& ctx, int row, const Header
 }  // namespace
 
 std::optional<Found> read_sidekick_block(const ReadContext& ctx, int row) {
-  auto header = parse_header(ctx.lines[row]);
+  auto header = parse_header(ctx.lines[row], ctx.options.tools);
   if (!header) return std::nullopt;
   switch (header->kind) {
     case HeaderKind::Bash:

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/types.h"
+#include "core/status.h"
 #include "parse/types.h"
 
 namespace toolhost::session {
@@ -17,6 +17,6 @@ bool keeps_block(const parse::ToolCall& call);
 // The block's new lines (the result block is appended by the caller).
 std::vector<std::string> executed_form(const parse::ToolCall& call,
                                        const std::vector<std::string>& block_lines,
-                                       jobs::Status status);
+                                       core::Status status);
 
 }  // namespace toolhost::session

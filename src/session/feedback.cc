@@ -1,5 +1,7 @@
 #include "session/feedback.h"
 
+#include "jobs/job_json.h"
+
 namespace toolhost::session {
 
 Feedback::Feedback(uv_loop_t* loop, Send send) : send_(std::move(send)) {
@@ -45,10 +47,11 @@ void Feedback::forget(int64_t buf, const std::string& key) {
 
 void Feedback::diagnostic(int64_t buf, const std::string& key, int row, Severity severity,
                           const std::string& message) {
-  buffer(buf, "diags").push_back({{"key", key},
-                                  {"row", row},
-                                  {"severity", static_cast<int>(severity)},
-                                  {"message", message}});
+  buffer(buf, "diags")
+      .push_back({{"key", key},
+                  {"row", row},
+                  {"severity", static_cast<int>(severity)},
+                  {"message", message}});
 }
 
 void Feedback::parse_errors(int64_t buf, nlohmann::json errors) {
@@ -72,7 +75,20 @@ void Feedback::rewrite(int64_t buf, Rewrite rewrite) {
   buffer(buf, "edits").push_back(std::move(edit));
 }
 
-void Feedback::job(nlohmann::json job) { top("jobs").push_back(std::move(job)); }
+void Feedback::job(nlohmann::json job) {
+  top("jobs").push_back(std::move(job));
+}
+
+void Feedback::all_jobs(nlohmann::json jobs) {
+  batch_["all_jobs"] = std::move(jobs);
+  schedule();
+}
+
+nlohmann::json job_entry(const jobs::JobInfo& job, int64_t buf) {
+  nlohmann::json entry = jobs::job_to_json(job);
+  if (buf > 0) entry["buf"] = buf;
+  return entry;
+}
 
 void Feedback::event(const std::string& name, nlohmann::json data) {
   top("events").push_back({{"name", name}, {"data", std::move(data)}});

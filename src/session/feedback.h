@@ -2,18 +2,24 @@
 // Collects everything the editor should show during one loop iteration and sends it as one
 // batch: one nvim_exec_lua call that lua/toolhost/ui.lua applies (SPEC 5).
 
+#include <uv.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-#include <uv.h>
+#include "jobs/types.h"
 
 namespace toolhost::session {
 
 enum class Severity { Error = 1, Warn = 2, Info = 3, Hint = 4 };  // vim.diagnostic.severity
+
+// A job as Lua's mirror keeps it: the record of jobs.get, plus `buf` when a chat buffer of
+// this Neovim ran it (0 for jobs known from history).
+nlohmann::json job_entry(const jobs::JobInfo& job, int64_t buf);
 
 class Feedback {
  public:
@@ -48,7 +54,10 @@ class Feedback {
     int insert_part = 0;
   };
   void rewrite(int64_t buf, Rewrite rewrite);
+  // A job's new state for Lua's job mirror (toolhost.jobs(), statusline); see job_entry().
   void job(nlohmann::json job);
+  // Every job the host knows, replacing the mirror (sent when Lua sets the host up).
+  void all_jobs(nlohmann::json jobs);
   void event(const std::string& name, nlohmann::json data);
   void notify(const std::string& message, const std::string& level);
 

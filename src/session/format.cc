@@ -30,11 +30,11 @@ std::string format_timeout(uint64_t timeout_ms) {
 std::string finished_message(const jobs::JobInfo& job) {
   const std::string& tool = job.spec.tool;
   switch (job.status) {
-    case jobs::Status::Succeeded: return "✓ " + tool + " (" + format_duration(job.duration_s) + ")";
-    case jobs::Status::TimedOut:
+    case core::Status::Succeeded: return "✓ " + tool + " (" + format_duration(job.duration_s) + ")";
+    case core::Status::TimedOut:
       return "✗ " + tool + ": timed out after " + format_timeout(job.spec.timeout_ms);
-    case jobs::Status::Canceled: return "✗ " + tool + ": canceled";
-    case jobs::Status::Interrupted: return "✗ " + tool + ": interrupted";
+    case core::Status::Canceled: return "✗ " + tool + ": canceled";
+    case core::Status::Interrupted: return "✗ " + tool + ": interrupted";
     default: break;
   }
   if (!job.error.empty()) return "✗ " + tool + ": " + job.error;

@@ -100,7 +100,7 @@ std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOpt
   } else if (job.exit_code) {
     body.push_back("Exit code: " + std::to_string(*job.exit_code));
   }
-  if (job.status == jobs::Status::TimedOut) {
+  if (job.status == core::Status::TimedOut) {
     body.push_back("Timed out after " + format_timeout(job.spec.timeout_ms));
   }
   StreamLines out = stream_lines(job.out);
@@ -132,7 +132,7 @@ std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std:
   }
   std::string fence(std::max<size_t>(4, longest_backtick_run(body) + 1), '`');
   std::string header = fence + "result id=" + job.id + " tool=" + job.spec.tool +
-                       " status=" + std::string(jobs::to_string(job.status));
+                       " status=" + std::string(core::to_string(job.status));
   if (job.term_signal) {
     header += " signal=" + signal_name(*job.term_signal);
   } else if (job.exit_code) {

@@ -7,13 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "core/config.h"
 #include "jobs/types.h"
 
 namespace toolhost::session {
 
 struct ResultOptions {
-  size_t max_lines = 200;  // both streams together
-  int part = 0;            // 1-based index inside a multi-call block, 0 when alone
+  size_t max_lines = core::defaults::kMaxLines;  // both streams together
+  int part = 0;  // 1-based index inside a multi-call block, 0 when alone
   // Whether a line would start a message in this buffer's dialect (then it gets a leading
   // space, so the chat plugin's own parser does not split the reply there).
   std::function<bool(std::string_view)> starts_message;

@@ -18,17 +18,17 @@ double seconds_since(uint64_t start_ns) {
   return static_cast<double>(uv_hrtime() - start_ns) / 1e9;
 }
 
-nlohmann::json job_summary(const jobs::JobInfo& job, int64_t buf) {
-  nlohmann::json summary = {{"id", job.id},
-                            {"tool", job.spec.tool},
-                            {"status", jobs::to_string(job.status)},
-                            {"call", job.spec.call_id},
-                            {"buf", buf},
-                            {"pgid", job.pgid},
-                            {"duration", job.duration_s}};
-  if (job.exit_code) summary["exit_code"] = *job.exit_code;
-  if (job.term_signal) summary["signal"] = signal_name(*job.term_signal);
-  return summary;
+// The data of ToolhostJobStarted / ToolhostJobFinished (SPEC 8).
+nlohmann::json event_data(const jobs::JobInfo& job, int64_t buf) {
+  nlohmann::json data = {{"id", job.id},
+                         {"tool", job.spec.tool},
+                         {"status", core::to_string(job.status)},
+                         {"call_id", job.spec.call_id},
+                         {"buf", buf},
+                         {"duration", job.duration_s}};
+  if (job.exit_code) data["exit_code"] = *job.exit_code;
+  if (job.term_signal) data["signal"] = signal_name(*job.term_signal);
+  return data;
 }
 
 parse::Options parse_options(const Context& ctx) {
@@ -66,10 +66,10 @@ void Session::when_ready(std::function<void()> action) {
 }
 
 void Session::on_lines(const nvim::LinesEvent& event) {
-  parse::ParseDelta delta = event.last < 0 ? parser_.reset(event.lines)  // the whole buffer
-                                           : parser_.apply(static_cast<int>(event.first),
-                                                           static_cast<int>(event.last),
-                                                           event.lines);
+  parse::ParseDelta delta =
+      event.last < 0
+          ? parser_.reset(event.lines)  // the whole buffer
+          : parser_.apply(static_cast<int>(event.first), static_cast<int>(event.last), event.lines);
   append(unsynced_.added, delta.added);
   append(unsynced_.removed, delta.removed);
   if (event.more) return;  // the rest of this change follows
@@ -120,7 +120,8 @@ void Session::sync_feedback() {
   shown_errors_ = parsed.errors;
   nlohmann::json errors = nlohmann::json::array();
   for (const auto& error : parsed.errors) {
-    errors.push_back({{"row", error.line}, {"end_row", std::max(error.line, error.end - 1)},
+    errors.push_back({{"row", error.line},
+                      {"end_row", std::max(error.line, error.end - 1)},
                       {"message", "✗ " + error.message}});
   }
   ctx_.feedback.parse_errors(buf_, std::move(errors));
@@ -141,34 +142,36 @@ const parse::ToolCall* Session::call_at(int row, const CallFilter& preferred) co
 
 void Session::run_at(int row, bool force) {
   const parse::ToolCall* call = call_at(row, [this](const parse::ToolCall& c) {
-    return c.status == parse::CallStatus::Pending && !active_.count(c.id);
+    return c.status == core::Status::Pending && !active_.count(c.id);
   });
   if (!call) return ctx_.feedback.notify("No tool call under the cursor", "error");
   if (auto it = active_.find(call->id); it != active_.end()) {
     return ctx_.feedback.notify("This tool call is already running (" + it->second.job_id + ")",
                                 "warn");
   }
-  if (call->status != parse::CallStatus::Pending && !force) {
+  if (call->status == core::Status::Incomplete) {
     return ctx_.feedback.notify(
-        "This tool call has already run (" + std::string(parse::to_string(call->status)) +
-            "); use :ToolRun! to run it again",
-        "warn");
+        "This tool call's block is not closed yet (its closing fence is missing)", "warn");
   }
-  if (call->status != parse::CallStatus::Pending) {
+  if (call->status != core::Status::Pending && !force) {
+    return ctx_.feedback.notify("This tool call has already run (" +
+                                    std::string(parse::to_string(call->status)) +
+                                    "); use :ToolRun! to run it again",
+                                "warn");
+  }
+  if (call->status != core::Status::Pending) {
     return ctx_.feedback.notify("Re-running a finished call is not supported yet", "warn");
   }
   start(*call);
 }
 
 void Session::start(const parse::ToolCall& call) {
-  tools::RunOptions options{ctx_.config.shell, root_, ctx_.config.timeout_ms,
-                            ctx_.config.max_timeout_ms};
-  auto job = tools::job_for(call, options);
-  if (auto* refusal = std::get_if<tools::Refusal>(&job)) return finish_refused(call, refusal->reason);
+  auto job = tools::job_for(call, ctx_.config, root_);
+  if (!job) return finish_refused(call, job.error());
 
-  jobs::JobSpec spec = std::get<jobs::JobSpec>(std::move(job));
+  jobs::JobSpec spec = std::move(*job);
   spec.buffer_name = name_;
-  Active active;
+  Active active(ctx_.config.output.stream_lines);
   active.call = call;
   active.block.assign(lines().begin() + call.start, lines().begin() + call.end);
   active.started_ns = uv_hrtime();
@@ -181,42 +184,32 @@ void Session::start(const parse::ToolCall& call) {
   const int64_t buf = buf_;
   Feedback& feedback = ctx_.feedback;
   events.started = [&feedback, buf](const jobs::JobInfo& job) {
-    feedback.job(job_summary(job, buf));
-    feedback.event("ToolhostJobStarted", job_summary(job, buf));
+    feedback.job(job_entry(job, buf));
+    feedback.event("ToolhostJobStarted", event_data(job, buf));
   };
-  events.output = [this, call_id](const jobs::JobInfo&, jobs::Stream, std::string_view data) {
-    if (auto found = active_.find(call_id); found != active_.end()) on_output(found->second, data);
+  events.output = [this, call_id](const jobs::JobInfo&, jobs::Stream stream,
+                                  std::string_view data) {
+    if (auto found = active_.find(call_id); found != active_.end()) {
+      found->second.tail.append(stream, data);
+      found->second.stream_dirty = true;
+    }
   };
   events.finished = [this](const jobs::JobInfo& job) { on_finished(job); };
   it->second.job_id = ctx_.engine.submit(std::move(spec), std::move(events));
   log::info("session: buffer " + std::to_string(buf_) + " runs " + call.tool + " as " +
             it->second.job_id);
   if (const jobs::JobInfo* job = ctx_.engine.find(it->second.job_id);
-      job && job->status == jobs::Status::Queued) {
+      job && job->status == core::Status::Queued) {
     ctx_.feedback.diagnostic(buf_, call_id, call.start, Severity::Hint,
                              "⟳ " + call.tool + " (queued)");
   }
   tick();
 }
 
-void Session::on_output(Active& active, std::string_view data) {
-  active.partial.append(data);
-  size_t newline;
-  size_t keep = std::max<size_t>(1, ctx_.config.stream_lines);
-  while ((newline = active.partial.find('\n')) != std::string::npos) {
-    active.tail.push_back(clean_line(std::string_view(active.partial).substr(0, newline)));
-    active.partial.erase(0, newline + 1);
-    if (active.tail.size() > keep) active.tail.pop_front();
-  }
-  // A progress bar without newlines must not grow without bound.
-  if (active.partial.size() > 4096) active.partial.erase(0, active.partial.size() - 4096);
-  active.stream_dirty = true;
-}
-
 void Session::tick() {
   for (auto& [id, active] : active_) {
     const jobs::JobInfo* job = ctx_.engine.find(active.job_id);
-    if (!job || job->status != jobs::Status::Running) continue;
+    if (!job || job->status != core::Status::Running) continue;
     double elapsed = seconds_since(active.started_ns);
     if (static_cast<long>(elapsed) != active.shown_second) {
       active.shown_second = static_cast<long>(elapsed);
@@ -225,11 +218,7 @@ void Session::tick() {
     }
     if (active.stream_dirty) {
       active.stream_dirty = false;
-      std::vector<std::string> lines(active.tail.begin(), active.tail.end());
-      if (!active.partial.empty()) lines.push_back(clean_line(active.partial));
-      size_t keep = std::max<size_t>(1, ctx_.config.stream_lines);
-      if (lines.size() > keep) lines.erase(lines.begin(), lines.end() - keep);
-      ctx_.feedback.stream(buf_, id, std::move(lines));
+      ctx_.feedback.stream(buf_, id, active.tail.lines());
     }
   }
 }
@@ -244,14 +233,12 @@ void Session::on_finished(const jobs::JobInfo& job) {
   if (it == active_.end()) return;
   Active active = std::move(it->second);
   active_.erase(it);
-  nlohmann::json summary = job_summary(job, buf_);
-  ctx_.feedback.job(summary);
+  ctx_.feedback.job(job_entry(job, buf_));
   ctx_.feedback.stream(buf_, active.call.id, {});
   ResultOptions options;
-  options.max_lines = ctx_.config.max_lines;
-  write_result(active.call, active.block, job, terminal_body(job, options),
-               finished_message(job));
-  ctx_.feedback.event("ToolhostJobFinished", summary);
+  options.max_lines = ctx_.config.output.max_lines;
+  write_result(active.call, active.block, job, terminal_body(job, options), finished_message(job));
+  ctx_.feedback.event("ToolhostJobFinished", event_data(job, buf_));
 }
 
 void Session::write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
@@ -272,8 +259,7 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   }
   ctx_.feedback.rewrite(buf_, std::move(rewrite));
   ctx_.feedback.diagnostic(buf_, call.id, call.start,
-                           job.status == jobs::Status::Succeeded ? Severity::Info
-                                                                  : Severity::Error,
+                           job.status == core::Status::Succeeded ? Severity::Info : Severity::Error,
                            message);
 }
 
@@ -287,9 +273,9 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
   const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason);
   std::vector<std::string> block(lines().begin() + call.start, lines().begin() + call.end);
   if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
-  write_result(call, block, job, {"Refused: " + reason},
-               "✗ " + call.tool + ": refused: " + reason);
-  ctx_.feedback.event("ToolhostJobFinished", job_summary(job, buf_));
+  write_result(call, block, job, {"Refused: " + reason}, "✗ " + call.tool + ": refused: " + reason);
+  ctx_.feedback.job(job_entry(job, buf_));
+  ctx_.feedback.event("ToolhostJobFinished", event_data(job, buf_));
 }
 
 bool Session::cancel_at(int row) {
@@ -302,7 +288,20 @@ bool Session::cancel_at(int row) {
 
 void Session::detach() {
   detached_ = true;
+  ready_ = false;
   waiting_.clear();
+  // Lua forgets the buffer's extmarks and diagnostics with it.
+  marked_.clear();
+  shown_errors_.clear();
+}
+
+void Session::reattach(std::string root, std::string name) {
+  root_ = std::move(root);
+  name_ = std::move(name);
+  detached_ = false;
+  // The next initial lines event reads the buffer from scratch: every call is new again.
+  parser_.reset({});
+  unsynced_ = {};
 }
 
 }  // namespace toolhost::session

@@ -3,18 +3,18 @@
 // it is running. The only place that joins parse, jobs, tools and the editor feedback.
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/config.h"
 #include "jobs/engine.h"
 #include "nvim/api.h"
 #include "parse/incremental.h"
 #include "parse/types.h"
-#include "session/config.h"
 #include "session/feedback.h"
+#include "session/output_tail.h"
 
 namespace toolhost::session {
 
@@ -22,7 +22,7 @@ struct Context {
   nvim::Api& api;
   Feedback& feedback;
   jobs::Engine& engine;
-  const Config& config;
+  const core::Config& config;
   const parse::ToolTable& tools;
 };
 
@@ -43,18 +43,23 @@ class Session {
   bool has_active() const { return !active_.empty(); }
   // Streams output and refreshes running diagnostics; called by the host's ticker.
   void tick();
-  // The buffer is gone: forget its calls (their jobs still finish into history).
+  // The buffer is gone or no longer watched: forget its calls (their jobs still finish into
+  // history).
   void detach();
+  bool detached() const { return detached_; }
+  // Watched again (:ToolAttach after :ToolDetach while a job ran): the buffer is read anew
+  // from the next initial lines event, and results of jobs still running land again.
+  void reattach(std::string root, std::string name);
 
  private:
   struct Active {
-    parse::ToolCall call;              // as it was when it started
-    std::vector<std::string> block;    // the block's lines then: the conflict check expects them
+    explicit Active(size_t stream_lines) : tail(stream_lines) {}
+    parse::ToolCall call;            // as it was when it started
+    std::vector<std::string> block;  // the block's lines then: the conflict check expects them
     std::string job_id;
     uint64_t started_ns = 0;
     long shown_second = -1;
-    std::deque<std::string> tail;      // the last stream_lines complete output lines
-    std::string partial;               // output after the last newline
+    OutputTail tail;
     bool stream_dirty = false;
   };
 
@@ -65,7 +70,6 @@ class Session {
   // The call whose block or result covers `row`: the first `preferred` one, else the first.
   const parse::ToolCall* call_at(int row, const CallFilter& preferred) const;
   void start(const parse::ToolCall& call);
-  void on_output(Active& active, std::string_view data);
   void on_finished(const jobs::JobInfo& job);
   void finish_refused(const parse::ToolCall& call, const std::string& reason);
   // Rewrites the block to its executed form with the result block under it.
@@ -82,10 +86,10 @@ class Session {
   bool detached_ = false;
   std::vector<std::function<void()>> waiting_;
   parse::IncrementalParser parser_;
-  parse::ParseDelta unsynced_;                 // what changed since sync_feedback() last ran
+  parse::ParseDelta unsynced_;  // what changed since sync_feedback() last ran
   std::vector<parse::ParseError> shown_errors_;
-  std::map<std::string, int> marked_;          // call id -> row its extmark was created at
-  std::map<std::string, Active> active_;       // by call id
+  std::map<std::string, int> marked_;     // call id -> row its extmark was created at
+  std::map<std::string, Active> active_;  // by call id
 };
 
 }  // namespace toolhost::session

@@ -37,29 +37,59 @@ bool resolves_inside(const std::string& root, const std::string& path) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-std::variant<jobs::JobSpec, Refusal> job_for(const parse::ToolCall& call,
-                                             const RunOptions& options) {
-  if (call.tool != "run_terminal_command") {
-    return Refusal{"tool `" + call.tool + "` is not implemented yet"};
+namespace {
+
+std::string_view json_type(const nlohmann::json& value) {
+  if (value.is_number()) return "a number";
+  if (value.is_boolean()) return "a boolean";
+  if (value.is_array()) return "a list";
+  if (value.is_object()) return "an object";
+  if (value.is_null()) return "null";
+  return "a string";
+}
+
+// A string parameter of `call`; absent is "" when it is optional.
+core::Result<std::string> string_param(const core::ToolCall& call, const char* name,
+                                       bool required) {
+  auto it = call.params.find(name);
+  if (it == call.params.end() || (!required && it->is_null())) {
+    if (!required) return std::string();
+    return core::error("parameter `" + std::string(name) + "` is missing");
   }
+  if (!it->is_string()) {
+    return core::error("parameter `" + std::string(name) + "` must be a string, not " +
+                       std::string(json_type(*it)));
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Config& config,
+                                    const std::string& root) {
+  if (call.tool != "run_terminal_command") {
+    return core::error("tool `" + call.tool + "` is not implemented yet");
+  }
+  auto command = string_param(call, "command", true);
+  if (!command) return core::error(command.error());
   jobs::JobSpec spec;
   spec.tool = call.tool;
   spec.call_id = call.id;
   spec.params = call.params;
-  spec.cwd = options.root;
-  spec.timeout_ms = options.timeout_ms;
-  const auto& params = call.params;
-  if (params.contains("cwd")) {
-    std::string cwd = params["cwd"].is_string() ? params["cwd"].get<std::string>() : "";
-    if (!resolves_inside(options.root, cwd)) {
-      return Refusal{"cwd `" + cwd + "` is outside the project root"};
+  spec.cwd = root;
+  spec.timeout_ms = config.timeout_ms;
+  if (call.params.contains("cwd")) {
+    auto cwd = string_param(call, "cwd", false);
+    if (!cwd) return core::error(cwd.error());
+    if (!resolves_inside(root, *cwd)) {
+      return core::error("cwd `" + *cwd + "` is outside the project root");
     }
-    spec.cwd = fs::weakly_canonical(fs::path(options.root) / cwd).string();
+    spec.cwd = fs::weakly_canonical(fs::path(root) / *cwd).string();
   }
-  if (params.contains("timeout_ms")) {
-    spec.timeout_ms = clamp_model_timeout(params["timeout_ms"], options.max_timeout_ms);
+  if (call.params.contains("timeout_ms")) {
+    spec.timeout_ms = clamp_model_timeout(call.params["timeout_ms"], config.max_timeout_ms);
   }
-  spec.argv = {options.shell, "-c", params.value("command", "")};
+  spec.argv = {config.shell, "-c", *command};
   return spec;
 }
 

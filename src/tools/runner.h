@@ -2,26 +2,18 @@
 // Turns a parsed tool call into a job, or says why policy refuses it (SPEC 7).
 
 #include <string>
-#include <variant>
 
+#include "core/config.h"
+#include "core/result.h"
+#include "core/tool_call.h"
 #include "jobs/types.h"
-#include "parse/types.h"
 
 namespace toolhost::tools {
 
-struct RunOptions {
-  std::string shell = "sh";
-  std::string root;  // project root: cwd of every job
-  uint64_t timeout_ms = 120000;
-  uint64_t max_timeout_ms = 600000;
-};
-
-struct Refusal {
-  std::string reason;
-};
-
-std::variant<jobs::JobSpec, Refusal> job_for(const parse::ToolCall& call,
-                                             const RunOptions& options);
+// The job that runs `call` in project `root`, or the refusal's reason: a tool that cannot
+// run, a parameter of the wrong type, a `cwd` outside the root (a `failed` result, SPEC 4).
+core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Config& config,
+                                    const std::string& root);
 
 // A model-supplied timeout: clamped to max_timeout_ms, and ≤ 0 means max_timeout_ms (only
 // the user's config can switch the timeout off).

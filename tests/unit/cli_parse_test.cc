@@ -1,11 +1,11 @@
 // `toolhost parse`: reading transcripts like Neovim does, JSON and text output, exit codes.
-#include <cstdio>
-#include <unistd.h>
-#include <fstream>
-#include <sstream>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/parse_command.h"
 #include "cli/transcript.h"
@@ -13,7 +13,9 @@
 namespace toolhost::cli {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(TOOLHOST_FIXTURES) + "/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(TOOLHOST_FIXTURES) + "/" + name;
+}
 
 std::string write_temp(const std::string& text) {
   char path[] = "/tmp/toolhost-cli-XXXXXX";
@@ -36,15 +38,15 @@ Outcome run(ParseCommand command) {
 }
 
 TEST(ReadLines, SplitsLikeNvimBufGetLines) {
-  std::string error;
   std::string path = write_temp("a\r\nb\n\nc");
-  auto lines = read_lines(path, &error);
-  ASSERT_TRUE(lines) << error;
+  auto lines = read_lines(path);
+  ASSERT_TRUE(lines) << lines.error();
   EXPECT_EQ(*lines, (std::vector<std::string>{"a", "b", "", "c"}));
   path = write_temp("one\n");
-  EXPECT_EQ(*read_lines(path, &error), (std::vector<std::string>{"one"}));
-  EXPECT_FALSE(read_lines("/nonexistent/x.md", &error));
-  EXPECT_EQ(error, "cannot read /nonexistent/x.md: No such file or directory");
+  EXPECT_EQ(*read_lines(path), (std::vector<std::string>{"one"}));
+  auto missing = read_lines("/nonexistent/x.md");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error(), "cannot read /nonexistent/x.md: No such file or directory");
 }
 
 TEST(ParseCommand, JsonListsCallsWithZeroBasedRows) {
@@ -76,8 +78,7 @@ TEST(ParseCommand, MalformedBlocksAreListedWithLinesAndExitOne) {
 }
 
 TEST(ParseCommand, RolesComeFromTheConfigFile) {
-  std::string transcript = write_temp(
-      "## Boss\nrun it\n## Bot\n**bash**\n```bash\nls\n```\n");
+  std::string transcript = write_temp("## Boss\nrun it\n## Bot\n**bash**\n```bash\nls\n```\n");
   Outcome plain = run({transcript, "", true});
   EXPECT_TRUE(nlohmann::json::parse(plain.out)["calls"].empty()) << plain.out;
 
@@ -92,7 +93,8 @@ TEST(ParseCommand, RolesComeFromTheConfigFile) {
 TEST(ParseCommand, UnreadableInputIsAClearErrorWithStatusTwo) {
   Outcome missing = run({"/nonexistent/chat.md", "", false});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_EQ(missing.err, "toolhost parse: cannot read /nonexistent/chat.md: No such file or directory\n");
+  EXPECT_EQ(missing.err,
+            "toolhost parse: cannot read /nonexistent/chat.md: No such file or directory\n");
   EXPECT_TRUE(missing.out.empty());
 
   Outcome bad_config = run({fixture("bash_block.chat.md"), write_temp("[1, 2"), false});
@@ -101,7 +103,8 @@ TEST(ParseCommand, UnreadableInputIsAClearErrorWithStatusTwo) {
 }
 
 TEST(ParseCommand, InvalidUtf8InParamsStillPrintsJson) {
-  std::string transcript = write_temp("USER: x\nASSISTANT: y\n**bash**\n```bash\necho \xff\xfe\n```\n");
+  std::string transcript =
+      write_temp("USER: x\nASSISTANT: y\n**bash**\n```bash\necho \xff\xfe\n```\n");
   Outcome r = run({transcript, "", true});
   ASSERT_EQ(r.status, 0) << r.err;
   auto json = nlohmann::json::parse(r.out);

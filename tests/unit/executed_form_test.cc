@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/tool_table.h"
 #include "parse/parser.h"
 #include "session/result_block.h"
-#include "tools/tool_table.h"
 
 namespace toolhost::session {
 namespace {
@@ -161,7 +161,7 @@ namespace roundtrip {
 
 parse::Options options() {
   parse::Options o;
-  o.tools = tools::builtin_tool_table();
+  o.tools = core::builtin_tool_table();
   return o;
 }
 
@@ -191,13 +191,13 @@ jobs::JobInfo job_for(const parse::ToolCall& c, jobs::Status status, int exit_co
   return job;
 }
 
-void expect_round_trip(const Lines& buffer, jobs::Status status, parse::CallStatus parsed,
+void expect_round_trip(const Lines& buffer, jobs::Status status, core::Status parsed,
                        const std::string& output = "ok\n") {
   parse::ParseResult before = parse::parse(buffer, options());
   ASSERT_EQ(before.calls.size(), 1u);
   ASSERT_TRUE(before.errors.empty()) << before.errors[0].message;
   const parse::ToolCall& c = before.calls[0];
-  ASSERT_EQ(c.status, parse::CallStatus::Pending);
+  ASSERT_EQ(c.status, core::Status::Pending);
   Lines after_lines =
       finish(buffer, c, job_for(c, status, status == jobs::Status::Succeeded ? 0 : 1, output));
   parse::ParseResult after = parse::parse(after_lines, options());
@@ -217,30 +217,30 @@ void expect_round_trip(const Lines& buffer, jobs::Status status, parse::CallStat
 TEST(ExecutedFormRoundTrip, OneLineCommand) {
   expect_round_trip({"USER: test it", "ASSISTANT: sure", "**bash**", "```bash", "make test", "```",
                      "> run tests", "", "Done."},
-                    jobs::Status::Succeeded, parse::CallStatus::Succeeded);
+                    jobs::Status::Succeeded, core::Status::Succeeded);
 }
 
 TEST(ExecutedFormRoundTrip, FailedMultiLineCommand) {
   expect_round_trip(
       {"USER: build", "ASSISTANT: sure", "**bash**", "```bash", "cd src", "make", "```", "> build"},
-      jobs::Status::Failed, parse::CallStatus::Failed);
+      jobs::Status::Failed, core::Status::Failed);
 }
 
 TEST(ExecutedFormRoundTrip, CommandWithABacktick) {
   expect_round_trip({"USER: date", "ASSISTANT: sure", "**bash**", "```bash", "echo `date`", "```"},
-                    jobs::Status::Succeeded, parse::CallStatus::Succeeded);
+                    jobs::Status::Succeeded, core::Status::Succeeded);
 }
 
 TEST(ExecutedFormRoundTrip, OutputHoldingFencesAndHeaders) {
   expect_round_trip({"USER: cat", "ASSISTANT: sure", "**bash**", "```bash", "cat README.md", "```"},
-                    jobs::Status::Succeeded, parse::CallStatus::Succeeded,
+                    jobs::Status::Succeeded, core::Status::Succeeded,
                     "# Title\n````\n```sh\nmake\n```\n````\n");
 }
 
 TEST(ExecutedFormRoundTrip, WriteFile) {
   expect_round_trip(
       {"USER: write", "ASSISTANT: sure", "**Write:** `src/a.c`", "```c", "int main() {}", "```"},
-      jobs::Status::Succeeded, parse::CallStatus::Succeeded, "Wrote 1 lines\n");
+      jobs::Status::Succeeded, core::Status::Succeeded, "Wrote 1 lines\n");
 }
 
 TEST(ExecutedFormRoundTrip, CodeCompanionXmlKeepsItsFence) {
@@ -248,7 +248,7 @@ TEST(ExecutedFormRoundTrip, CodeCompanionXmlKeepsItsFence) {
                      "<tools>", "  <tool name=\"cmd_runner\">",
                      "    <action><command><![CDATA[make test]]></command></action>", "  </tool>",
                      "</tools>", "```"},
-                    jobs::Status::Succeeded, parse::CallStatus::Succeeded);
+                    jobs::Status::Succeeded, core::Status::Succeeded);
 }
 
 }  // namespace roundtrip

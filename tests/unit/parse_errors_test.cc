@@ -25,7 +25,7 @@ TEST(ParseErrors, UnclosedFenceAtEndWhileStreamingIsIncomplete) {
   auto r = parse_text("ASSISTANT: go\n**Write:** `a`\n```\npartial", /*complete=*/false);
   EXPECT_TRUE(r.errors.empty());
   ASSERT_EQ(r.calls.size(), 1u);
-  EXPECT_EQ(r.calls[0].status, CallStatus::Incomplete);
+  EXPECT_EQ(r.calls[0].status, Status::Incomplete);
   EXPECT_EQ(r.calls[0].tool, "create_or_replace_file");
   EXPECT_EQ(r.calls[0].start, 1);
   EXPECT_EQ(r.calls[0].end, 4);
@@ -34,7 +34,7 @@ TEST(ParseErrors, UnclosedFenceAtEndWhileStreamingIsIncomplete) {
 TEST(ParseErrors, UnclosedXmlWhileStreamingIsIncomplete) {
   auto r = parse_text("## CodeCompanion\n```xml\n<tools><tool name=\"cmd_", false);
   ASSERT_EQ(r.calls.size(), 1u);
-  EXPECT_EQ(r.calls[0].status, CallStatus::Incomplete);
+  EXPECT_EQ(r.calls[0].status, Status::Incomplete);
   EXPECT_EQ(r.calls[0].dialect, Dialect::CodeCompanion);
   EXPECT_TRUE(r.errors.empty());
 }
@@ -71,7 +71,7 @@ TEST(ParseErrors, MalformedFixtureHasEveryCaseAtItsLine) {
   auto streaming = parse(lines, testing::default_options(false));
   EXPECT_EQ(streaming.errors.size(), 4u);
   ASSERT_EQ(streaming.calls.size(), 2u);
-  EXPECT_EQ(streaming.calls[1].status, CallStatus::Incomplete);
+  EXPECT_EQ(streaming.calls[1].status, Status::Incomplete);
 }
 
 TEST(ParseIds, StableAcrossEditsAboveAndCountIdenticalCalls) {

@@ -139,9 +139,9 @@ TEST(ParseJson, ResultsAfterTheFenceMatchByPart) {
       " {\"tool\": \"read_file\", \"parameters\": {\"path\": \"b\"}}]\n```\n"
       "````result id=th-5 tool=read_file status=succeeded duration=0.01s part=2\nb\n````\n");
   ASSERT_EQ(r.calls.size(), 2u);
-  EXPECT_EQ(r.calls[0].status, CallStatus::Pending);
+  EXPECT_EQ(r.calls[0].status, Status::Pending);
   EXPECT_FALSE(r.calls[0].result);
-  EXPECT_EQ(r.calls[1].status, CallStatus::Succeeded);
+  EXPECT_EQ(r.calls[1].status, Status::Succeeded);
   EXPECT_EQ(r.calls[1].result->job_id, "th-5");
   EXPECT_EQ(r.calls[1].result->start, 4);
   EXPECT_EQ(r.calls[1].result->end, 7);

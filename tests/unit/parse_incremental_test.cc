@@ -227,7 +227,7 @@ TEST(ParseIncremental, ReportsAddedChangedRemoved) {
   ParseDelta finished = parser.apply(
       2, 2, {"````result id=th-1 tool=read_file status=succeeded duration=0.01s", "````"});
   EXPECT_EQ(finished.changed, std::vector<std::string>{id});
-  EXPECT_EQ(parser.result().calls[0].status, CallStatus::Succeeded);
+  EXPECT_EQ(parser.result().calls[0].status, Status::Succeeded);
   ParseDelta added = parser.apply(4, 4, {"**ls:** `src`"});
   ASSERT_EQ(added.added.size(), 1u);
   ParseDelta removed = parser.apply(1, 4, {});
@@ -238,7 +238,7 @@ TEST(ParseIncremental, CompletingTheReplyTurnsIncompleteIntoError) {
   IncrementalParser parser(testing::default_options(false));
   parser.reset(testing::lines_of("USER: x\nASSISTANT: go\n**bash**\n```\nmake"));
   ASSERT_EQ(parser.result().calls.size(), 1u);
-  EXPECT_EQ(parser.result().calls[0].status, CallStatus::Incomplete);
+  EXPECT_EQ(parser.result().calls[0].status, Status::Incomplete);
   ParseDelta delta = parser.set_complete(true);
   EXPECT_EQ(delta.removed.size(), 1u);
   EXPECT_TRUE(parser.result().calls.empty());

@@ -18,7 +18,7 @@ TEST(ParseSidekick, BashBlockWithPurpose) {
   EXPECT_EQ(c.dialect, Dialect::Sidekick);
   EXPECT_EQ(c.start, 1);
   EXPECT_EQ(c.end, 10);
-  EXPECT_EQ(c.status, CallStatus::Pending);
+  EXPECT_EQ(c.status, Status::Pending);
   EXPECT_EQ(c.part, 0);
   EXPECT_FALSE(c.executed_form);
   EXPECT_FALSE(c.result);
@@ -88,7 +88,7 @@ TEST(ParseSidekick, BlockFollowedByResultIsFinished) {
       "status=failed exit=1 duration=0.01s\nExit code: 1\n````\nafter\n");
   ASSERT_EQ(r.calls.size(), 1u);
   const ToolCall& c = r.calls[0];
-  EXPECT_EQ(c.status, CallStatus::Failed);
+  EXPECT_EQ(c.status, Status::Failed);
   ASSERT_TRUE(c.result);
   EXPECT_EQ(c.result->start, 5);
   EXPECT_EQ(c.result->end, 8);
@@ -109,13 +109,13 @@ TEST(ParseSidekick, ExecutedFormsAreFinishedCalls) {
   ASSERT_EQ(r.calls.size(), 2u);
   EXPECT_EQ(r.calls[0].tool, "create_or_replace_file");
   EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a.txt"}, {"content", "hello"}}));
-  EXPECT_EQ(r.calls[0].status, CallStatus::Succeeded);
+  EXPECT_EQ(r.calls[0].status, Status::Succeeded);
   EXPECT_TRUE(r.calls[0].executed_form);
   EXPECT_EQ(r.calls[0].start, 1);
   EXPECT_EQ(r.calls[0].end, 5);
   EXPECT_EQ(r.calls[1].params,
             (nlohmann::json{{"command", "sleep 10\necho `date`"}, {"purpose", "nap"}}));
-  EXPECT_EQ(r.calls[1].status, CallStatus::TimedOut);
+  EXPECT_EQ(r.calls[1].status, Status::TimedOut);
   EXPECT_EQ(r.calls[1].start, 8);
   EXPECT_EQ(r.calls[1].end, 14);
   EXPECT_EQ(r.calls[1].result->end, 16);
@@ -130,7 +130,7 @@ TEST(ParseSidekick, ExecutedReplaceKeepsItsPairs) {
   EXPECT_EQ(r.calls[0].tool, "replace_in_file");
   EXPECT_EQ(r.calls[0].params,
             (nlohmann::json{{"path", "a.c"}, {"search", {"x"}}, {"replace", {"y"}}}));
-  EXPECT_EQ(r.calls[0].status, CallStatus::Failed);
+  EXPECT_EQ(r.calls[0].status, Status::Failed);
 }
 
 TEST(ParseSidekick, FenceRulesFollowCommonMark) {

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/tool_table.h"
 #include "parse/parser.h"
-#include "tools/tool_table.h"
 
 namespace toolhost::parse::testing {
 
@@ -29,7 +29,7 @@ inline std::vector<std::string> lines_of(std::string_view text) {
 
 inline Options default_options(bool complete = true) {
   Options options;
-  options.tools = tools::builtin_tool_table();
+  options.tools = core::builtin_tool_table();
   options.complete = complete;
   return options;
 }

@@ -1,0 +1,135 @@
+#include "core/config.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
+namespace toolhost::core {
+namespace {
+
+// Reads `object[key]` into `into` when present and not null; the error names `path.key`.
+class Reader {
+ public:
+  explicit Reader(std::string prefix = "") : prefix_(std::move(prefix)) {}
+
+  template <class T>
+  void read(const nlohmann::json& object, const char* key, T& into) {
+    if (!error_.empty() || !object.is_object()) return;
+    auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return;
+    if (!fits<T>(*it)) {
+      error_ = prefix_ + key + ": expected " + expected<T>();
+      return;
+    }
+    into = it->get<T>();
+  }
+
+  const std::string& error() const { return error_; }
+  void take(const Reader& nested) {
+    if (error_.empty()) error_ = nested.error_;
+  }
+
+ private:
+  template <class T>
+  static bool fits(const nlohmann::json& value) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      return value.is_string();
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      if (!value.is_array()) return false;
+      for (const auto& item : value) {
+        if (!item.is_string()) return false;
+      }
+      return true;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return value.is_number_unsigned() ||
+             (value.is_number_float() && value.get<double>() >= 0 &&
+              value.get<double>() ==
+                  static_cast<double>(static_cast<uint64_t>(value.get<double>())));
+    } else {
+      return value.is_number_integer() ||
+             (value.is_number_float() &&
+              value.get<double>() ==
+                  static_cast<double>(static_cast<int64_t>(value.get<double>())));
+    }
+  }
+
+  template <class T>
+  static const char* expected() {
+    if constexpr (std::is_same_v<T, std::string>) return "a string";
+    if constexpr (std::is_same_v<T, std::vector<std::string>>) return "a list of strings";
+    if constexpr (std::is_unsigned_v<T>) return "a whole number >= 0";
+    return "a whole number";
+  }
+
+  std::string prefix_;
+  std::string error_;
+};
+
+}  // namespace
+
+Result<Config> config_from_json(const nlohmann::json& options) {
+  Config config;
+  if (!options.is_null() && !options.is_object()) return error("options: expected a table");
+  Reader reader;
+  reader.read(options, "timeout_ms", config.timeout_ms);
+  reader.read(options, "max_timeout_ms", config.max_timeout_ms);
+  reader.read(options, "kill_grace_ms", config.kill_grace_ms);
+  reader.read(options, "max_concurrent", config.max_concurrent);
+  reader.read(options, "shell", config.shell);
+  reader.read(options, "history_max", config.history_max);
+  const nlohmann::json empty = nlohmann::json::object();
+  auto nested = [&](const char* key) -> const nlohmann::json& {
+    auto it = options.is_object() ? options.find(key) : options.end();
+    return options.is_object() && it != options.end() && it->is_object() ? *it : empty;
+  };
+  Reader output("output.");
+  output.read(nested("output"), "max_lines", config.output.max_lines);
+  output.read(nested("output"), "stream_lines", config.output.stream_lines);
+  output.read(nested("output"), "stream_interval_ms", config.output.stream_interval_ms);
+  output.read(nested("output"), "log_max_bytes", config.output.log_max_bytes);
+  reader.take(output);
+  Reader roles("roles.");
+  roles.read(nested("roles"), "user", config.roles.user);
+  roles.read(nested("roles"), "assistant", config.roles.assistant);
+  roles.read(nested("roles"), "system", config.roles.system);
+  reader.take(roles);
+  if (!reader.error().empty()) return error(reader.error());
+  if (config.max_concurrent < 1) return error("max_concurrent: expected a number > 0");
+  if (config.shell.empty()) config.shell = default_shell();
+  return config;
+}
+
+nlohmann::json config_to_json(const Config& config) {
+  nlohmann::json json = {
+      {"timeout_ms", config.timeout_ms},
+      {"max_timeout_ms", config.max_timeout_ms},
+      {"kill_grace_ms", config.kill_grace_ms},
+      {"max_concurrent", config.max_concurrent},
+      {"history_max", config.history_max},
+      {"output",
+       {{"max_lines", config.output.max_lines},
+        {"stream_lines", config.output.stream_lines},
+        {"stream_interval_ms", config.output.stream_interval_ms},
+        {"log_max_bytes", config.output.log_max_bytes}}},
+      {"roles",
+       {{"user", config.roles.user},
+        {"assistant", config.roles.assistant},
+        {"system", config.roles.system}}},
+  };
+  if (!config.shell.empty()) json["shell"] = config.shell;
+  return json;
+}
+
+std::string default_shell() {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/bash";
+    if (::access(candidate.c_str(), X_OK) == 0) return "bash";
+  }
+  return "sh";
+}
+
+}  // namespace toolhost::core

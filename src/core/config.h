@@ -1,0 +1,57 @@
+#pragma once
+// The options of `setup()` that the host reads (SPEC 8), with their defaults. Lua validates
+// them and sends them as JSON; `toolhost --print-config` prints these defaults so a test can
+// hold lua/toolhost/config.lua's schema to them.
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/result.h"
+#include "core/roles.h"
+
+namespace toolhost::core {
+
+// The defaults, for the layers whose own option structs mirror a part of Config.
+namespace defaults {
+constexpr uint64_t kTimeoutMs = 120000;
+constexpr uint64_t kMaxTimeoutMs = 600000;
+constexpr uint64_t kKillGraceMs = 2000;
+constexpr int kMaxConcurrent = 4;
+constexpr size_t kMaxLines = 200;
+constexpr size_t kStreamLines = 15;
+constexpr uint64_t kStreamIntervalMs = 100;
+constexpr uint64_t kLogMaxBytes = 64ull * 1024 * 1024;
+constexpr size_t kHistoryMax = 500;
+}  // namespace defaults
+
+struct OutputConfig {
+  size_t max_lines = defaults::kMaxLines;  // per result block, both streams together
+  size_t stream_lines = defaults::kStreamLines;
+  uint64_t stream_interval_ms = defaults::kStreamIntervalMs;
+  uint64_t log_max_bytes = defaults::kLogMaxBytes;
+};
+
+struct Config {
+  uint64_t timeout_ms = defaults::kTimeoutMs;  // 0 = none
+  uint64_t max_timeout_ms = defaults::kMaxTimeoutMs;
+  uint64_t kill_grace_ms = defaults::kKillGraceMs;
+  int max_concurrent = defaults::kMaxConcurrent;
+  std::string shell;  // empty: bash when on PATH, else sh (resolved by config_from_json)
+  OutputConfig output;
+  size_t history_max = defaults::kHistoryMax;
+  RoleNames roles;
+};
+
+// Reads what is present in `options` over the defaults; absent or null keys keep them. A value
+// of the wrong type is an error naming its key (`output.max_lines: expected a number >= 0`).
+Result<Config> config_from_json(const nlohmann::json& options);
+
+// The options as setup() names them; an empty shell is left out (Lua's nil).
+nlohmann::json config_to_json(const Config& config);
+
+// `bash` when it is on PATH, else `sh` (SPEC 6: never $SHELL or 'shell').
+std::string default_shell();
+
+}  // namespace toolhost::core

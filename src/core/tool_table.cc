@@ -1,0 +1,88 @@
+#include "core/tool_table.h"
+
+#include <algorithm>
+
+namespace toolhost::core {
+namespace {
+
+constexpr std::pair<Status, std::string_view> kFailureLabels[] = {
+    {Status::TimedOut, "✗ Timed out:"}, {Status::Canceled, "✗ Canceled:"},
+    {Status::Rejected, "✗ Rejected:"},  {Status::Interrupted, "✗ Interrupted:"},
+    {Status::Failed, "✗ Failed:"},  // last: every other unsuccessful status
+};
+
+}  // namespace
+
+const ToolSpec* ToolTable::find(std::string_view name_or_alias) const {
+  for (const auto& tool : tools) {
+    if (tool.name == name_or_alias) return &tool;
+    if (std::find(tool.aliases.begin(), tool.aliases.end(), name_or_alias) != tool.aliases.end()) {
+      return &tool;
+    }
+  }
+  return nullptr;
+}
+
+// SPEC 7: names as llm-sidekick writes them, CodeCompanion's as aliases.
+ToolTable builtin_tool_table() {
+  ToolTable table;
+  auto add = [&](ToolSpec spec) { table.tools.push_back(std::move(spec)); };
+  add({"run_terminal_command",
+       {"cmd_runner", "bash"},
+       {"command"},
+       {{"explanation", "purpose"}},
+       {},
+       "✓ Executed:"});
+  add({"read_file",
+       {"read_files"},
+       {"path"},
+       {{"file_path", "path"}, {"file_paths", "path"}},
+       {},
+       "✓ Read:"});
+  add({"list_directory",
+       {"list_directory_contents"},
+       {"path"},
+       {{"directory_path", "path"}},
+       {},
+       "✓ ls:"});
+  add({"search_files", {"grep"}, {"pattern"}, {}, {}, "✓ Executed:"});
+  add({"create_or_replace_file",
+       {"write_to_file", "write_file"},
+       {"path", "content"},
+       {{"file_path", "path"}, {"contents", "content"}},
+       {},
+       "✓ Wrote:"});
+  // search[]/replace[] pair up; old_block2/new_block2 … append to them.
+  add({"replace_in_file",
+       {},
+       {"path", "search", "replace"},
+       {{"file_path", "path"}, {"old_block", "search"}, {"new_block", "replace"}},
+       {"search", "replace"},
+       "✓ Replaced in:"});
+  add({"delete_file", {}, {"path"}, {{"file_path", "path"}}, {}, "✓ Executed:"});
+  add({"move_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:"});
+  add({"copy_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:"});
+  add({"edit_buffer", {"editor"}, {"buffer", "action"}, {}, {}, "✓ Executed:"});
+  return table;
+}
+
+std::string executed_label(Status status, const ToolSpec* spec) {
+  if (status == Status::Succeeded) return spec ? spec->done_label : ToolSpec{}.done_label;
+  for (const auto& [value, label] : kFailureLabels) {
+    if (value == status) return std::string(label);
+  }
+  return "✗ Failed:";
+}
+
+std::vector<std::string> executed_labels(const ToolTable& table) {
+  std::vector<std::string> labels{ToolSpec{}.done_label};
+  for (const auto& tool : table.tools) {
+    if (std::find(labels.begin(), labels.end(), tool.done_label) == labels.end()) {
+      labels.push_back(tool.done_label);
+    }
+  }
+  for (const auto& [status, label] : kFailureLabels) labels.emplace_back(label);
+  return labels;
+}
+
+}  // namespace toolhost::core

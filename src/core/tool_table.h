@@ -1,0 +1,41 @@
+#pragma once
+// The tools the parser and the runner know (SPEC 7): names, aliases, parameter aliases,
+// required parameters and the words an executed block shows. Built-ins first; src/tools adds
+// the custom tools of the config.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace toolhost::core {
+
+struct ToolSpec {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::vector<std::string> required;                 // canonical parameter names
+  std::map<std::string, std::string> param_aliases;  // alias -> canonical
+  // Canonical parameters that hold a list (replace_in_file's search/replace): a string value
+  // becomes a one-element list, and an alias with a number suffix (`old_block2`) appends to it.
+  std::vector<std::string> list_params;
+  // The header of its executed llm-sidekick block on success (SPEC 10.1).
+  std::string done_label = "✓ Executed:";
+};
+
+struct ToolTable {
+  std::vector<ToolSpec> tools;
+  // Finds a tool by its name or one of its aliases.
+  const ToolSpec* find(std::string_view name_or_alias) const;
+};
+
+ToolTable builtin_tool_table();
+
+// The header of an executed llm-sidekick block (SPEC 10.1): the tool's `done_label` on
+// success, else "✗ Failed:", "✗ Timed out:", "✗ Canceled:", "✗ Rejected:", "✗ Interrupted:".
+std::string executed_label(Status status, const ToolSpec* spec);
+// Every label executed_label() can return for the tools of `table`, for reading them back.
+std::vector<std::string> executed_labels(const ToolTable& table);
+
+}  // namespace toolhost::core

@@ -1,0 +1,251 @@
+#include "server/host.h"
+
+#include <algorithm>
+
+#include "base/log.h"
+#include "rpc/convert.h"
+#include "server/args.h"
+#include "server/job_methods.h"
+
+namespace toolhost::server {
+namespace {
+
+// The first argument of a request or notification from Lua: one table.
+nlohmann::json first_arg(const rpc::Message& message) {
+  nlohmann::json params = rpc::to_json(message.params);
+  return params.is_array() && !params.empty() ? params[0] : nlohmann::json::object();
+}
+
+jobs::EngineOptions engine_options(const HostOptions& host) {
+  jobs::EngineOptions options;
+  options.state_dir = host.state_dir;
+  options.cache_dir = host.cache_dir;
+  return options;
+}
+
+// ui.apply returns what became of each rewrite; the host only logs it for now.
+constexpr const char* kApplyBatch = "return require('toolhost.ui').apply(...)";
+// The answer to a `toolhost.call`: (token, error or nil, result or nil).
+constexpr const char* kResolveCall = "require('toolhost.host').resolve(...)";
+
+nlohmann::json ok() {
+  return nullptr;
+}
+
+}  // namespace
+
+Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
+    : loop_(loop),
+      peer_(peer),
+      options_(std::move(options)),
+      api_(peer),
+      config_(*core::config_from_json(nlohmann::json::object())),
+      tools_(core::builtin_tool_table()),
+      engine_(loop, engine_options(options_)),
+      feedback_(loop, [this](nlohmann::json batch) { send_batch(std::move(batch)); }) {
+  uv_timer_init(loop_, &ticker_);
+  ticker_.data = this;
+}
+
+void Host::start() {
+  api_.get_api_info([this](const std::string& error, nvim::ApiInfo info) {
+    if (!error.empty()) return log::error("nvim_get_api_info failed: " + error);
+    info_ = info;
+    log::info("connected to Neovim " + info.version + " (api level " +
+              std::to_string(info.api_level) + ", channel " + std::to_string(info.channel) + ")");
+  });
+  api_.on_lines([this](nvim::LinesEvent& event) {
+    if (session::Session* s = session(event.buf)) s->on_lines(event);
+  });
+  api_.on_detach([this](int64_t buf) { forget(buf); });
+
+  auto bind = [this](Reply (Host::*method)(const nlohmann::json&)) {
+    return [this, method](const nlohmann::json& args) { return (this->*method)(args); };
+  };
+  methods_.add("toolhost.ping", bind(&Host::ping));
+  methods_.add("toolhost.setup", bind(&Host::setup));
+  methods_.add("toolhost.attach", bind(&Host::attach));
+  methods_.add("toolhost.detach", bind(&Host::detach));
+  methods_.add("toolhost.run", bind(&Host::run));
+  methods_.add("toolhost.cancel", bind(&Host::cancel));
+  methods_.add("jobs.list",
+               [this](const nlohmann::json& args) { return jobs_list(engine_, args); });
+  methods_.add("jobs.get", [this](const nlohmann::json& args) { return jobs_get(engine_, args); });
+  methods_.add("jobs.output",
+               [this](const nlohmann::json& args) { return jobs_output(engine_, args); });
+  methods_.add("jobs.cancel",
+               [this](const nlohmann::json& args) { return jobs_cancel(engine_, args); });
+  for (const std::string& method : methods_.names()) serve(method);
+  peer_.on_notification("toolhost.call",
+                        [this](const rpc::Message& message) { bridge(first_arg(message)); });
+}
+
+void Host::serve(const std::string& method) {
+  peer_.on_request(method, [this, method](const rpc::Message& message, rpc::Peer::Respond respond) {
+    Reply reply = methods_.call(method, first_arg(message));
+    if (reply) return respond(nullptr, *reply);
+    respond(reply.error(), nullptr);
+  });
+  // A notification has no one to answer: the user reads the error.
+  peer_.on_notification(method, [this, method](const rpc::Message& message) {
+    Reply reply = methods_.call(method, first_arg(message));
+    if (reply) return;
+    log::warn(method + ": " + reply.error());
+    feedback_.notify("toolhost: " + method + ": " + reply.error(), "error");
+  });
+}
+
+void Host::bridge(const nlohmann::json& raw) {
+  Args args(raw);
+  nlohmann::json token = args.raw().value("token", nlohmann::json());
+  std::string method = args.string("method");
+  Reply reply = args.ok()
+                    ? methods_.call(method, args.raw().value("args", nlohmann::json::object()))
+                    : Reply(core::error(args.error()));
+  nlohmann::json error = reply ? nlohmann::json() : nlohmann::json(reply.error());
+  nlohmann::json result = reply ? *reply : nlohmann::json();
+  api_.exec_lua(kResolveCall, nlohmann::json::array({token, error, result}),
+                [method](const std::string& failure, const nlohmann::json&) {
+                  if (!failure.empty()) log::error("answering " + method + " failed: " + failure);
+                });
+}
+
+Host::Reply Host::ping(const nlohmann::json&) {
+  return nlohmann::json{{"version", options_.version},
+                        {"pid", static_cast<int64_t>(uv_os_getpid())},
+                        {"api_level", info_.api_level}};
+}
+
+Host::Reply Host::setup(const nlohmann::json& args) {
+  auto config = core::config_from_json(args);
+  if (!config) return core::error("invalid options: " + config.error());
+  config_ = std::move(*config);
+  jobs::EngineOptions engine = engine_.options();
+  engine.max_concurrent = config_.max_concurrent;
+  engine.kill_grace_ms = config_.kill_grace_ms;
+  engine.log_max_bytes = config_.output.log_max_bytes;
+  engine.history_max = config_.history_max;
+  engine_.set_options(engine);
+  uv_timer_set_repeat(&ticker_, std::max<uint64_t>(10, config_.output.stream_interval_ms));
+  // Lua's job mirror (toolhost.jobs(), statusline) starts from what the host knows, history
+  // included, so it lists the same jobs as jobs.list also right after a restart.
+  nlohmann::json all = nlohmann::json::array();
+  for (const jobs::JobInfo* job : engine_.list()) all.push_back(session::job_entry(*job, 0));
+  feedback_.all_jobs(std::move(all));
+  return ok();
+}
+
+session::Session* Host::session(int64_t buf) {
+  auto it = sessions_.find(buf);
+  return it == sessions_.end() ? nullptr : it->second.get();
+}
+
+Host::Reply Host::attach(const nlohmann::json& raw) {
+  Args args(raw);
+  int64_t buf = args.integer_or("buf", 0);
+  std::string root = args.string_or("root", ".");
+  std::string name = args.string_or("name", "");
+  if (!args.ok()) return core::error(args.error());
+  if (buf <= 0) return core::error("`buf` must be a buffer number");
+  if (session::Session* existing = session(buf)) {
+    // Detached while a job ran: the session kept its jobs; it reads the buffer anew.
+    if (!existing->detached()) return ok();
+    existing->reattach(std::move(root), std::move(name));
+  } else {
+    session::Context context{api_, feedback_, engine_, config_, tools_};
+    sessions_.emplace(
+        buf, std::make_unique<session::Session>(context, buf, std::move(root), std::move(name)));
+  }
+  api_.buf_attach(buf, [this, buf](const std::string& error, bool attached) {
+    if (error.empty() && attached) return;
+    log::warn("nvim_buf_attach(" + std::to_string(buf) + ") failed: " + error);
+    sessions_.erase(buf);
+  });
+  return ok();
+}
+
+Host::Reply Host::detach(const nlohmann::json& raw) {
+  Args args(raw);
+  int64_t buf = args.integer_or("buf", 0);
+  if (!args.ok()) return core::error(args.error());
+  api_.buf_detach(buf, nullptr);
+  forget(buf);
+  return ok();
+}
+
+void Host::forget(int64_t buf) {
+  auto it = sessions_.find(buf);
+  if (it == sessions_.end()) return;
+  // Running jobs keep going and still reach the job list; their session stays until then.
+  it->second->detach();
+  if (!it->second->has_active()) sessions_.erase(it);
+}
+
+Host::Reply Host::run(const nlohmann::json& raw) {
+  Args args(raw);
+  int64_t buf = args.integer_or("buf", 0);
+  int row = static_cast<int>(args.integer_or("row", 0));
+  bool force = args.boolean_or("force", false);
+  if (!args.ok()) return core::error(args.error());
+  session::Session* s = session(buf);
+  if (!s || s->detached()) return core::error("this buffer is not attached");
+  s->when_ready([this, s, row, force] {
+    s->run_at(row, force);
+    update_ticker();
+  });
+  return ok();
+}
+
+Host::Reply Host::cancel(const nlohmann::json& raw) {
+  Args args(raw);
+  if (args.has("id")) {
+    std::string id = args.string("id");
+    if (!args.ok()) return core::error(args.error());
+    if (!engine_.cancel(id)) feedback_.notify("toolhost: no running job " + id, "warn");
+    return ok();
+  }
+  int64_t buf = args.integer_or("buf", 0);
+  int row = static_cast<int>(args.integer_or("row", 0));
+  if (!args.ok()) return core::error(args.error());
+  session::Session* s = session(buf);
+  if (!s || !s->cancel_at(row)) feedback_.notify("No running tool call under the cursor", "warn");
+  return ok();
+}
+
+void Host::update_ticker() {
+  bool any = false;
+  for (const auto& [buf, s] : sessions_) any = any || s->has_active();
+  bool running = uv_is_active(reinterpret_cast<uv_handle_t*>(&ticker_));
+  if (any && !running) {
+    uint64_t interval = std::max<uint64_t>(10, config_.output.stream_interval_ms);
+    uv_timer_start(
+        &ticker_,
+        [](uv_timer_t* timer) {
+          auto* self = static_cast<Host*>(timer->data);
+          for (auto& [buf, s] : self->sessions_) s->tick();
+          self->update_ticker();
+        },
+        interval, interval);
+  } else if (!any && running) {
+    uv_timer_stop(&ticker_);
+  }
+}
+
+void Host::send_batch(nlohmann::json batch) {
+  api_.exec_lua(kApplyBatch, nlohmann::json::array({std::move(batch)}),
+                [](const std::string& error, const nlohmann::json& result) {
+                  if (!error.empty()) return log::error("applying feedback failed: " + error);
+                  log::debug("feedback applied: " + result.dump());
+                });
+}
+
+void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
+  uv_timer_stop(&ticker_);
+  engine_.shutdown(grace_ms, [this, done = std::move(done)] {
+    feedback_.close();
+    uv_close(reinterpret_cast<uv_handle_t*>(&ticker_), nullptr);
+    done();
+  });
+}
+
+}  // namespace toolhost::server

@@ -1,0 +1,74 @@
+#pragma once
+// The host: the RPC method table that lua/toolhost calls, buffer events from Neovim, one
+// Session per attached buffer, the job engine and the feedback batcher (SPEC 2).
+
+#include <uv.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/config.h"
+#include "core/tool_table.h"
+#include "jobs/engine.h"
+#include "nvim/api.h"
+#include "rpc/peer.h"
+#include "server/methods.h"
+#include "session/feedback.h"
+#include "session/session.h"
+
+namespace toolhost::server {
+
+struct HostOptions {
+  std::string version;
+  std::string state_dir;
+  std::string cache_dir;
+};
+
+class Host {
+ public:
+  Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options);
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  // Serves the methods and asks Neovim who it is.
+  void start();
+  // Ends every job (SIGTERM, SIGKILL after `grace_ms`); `done` runs when they are gone and
+  // the host's handles are closed.
+  void shutdown(uint64_t grace_ms, std::function<void()> done);
+
+ private:
+  using Reply = MethodTable::Reply;
+
+  // The methods, one each (args: one table).
+  Reply ping(const nlohmann::json& args);
+  Reply setup(const nlohmann::json& args);
+  Reply attach(const nlohmann::json& args);
+  Reply detach(const nlohmann::json& args);
+  Reply run(const nlohmann::json& args);
+  Reply cancel(const nlohmann::json& args);
+
+  void serve(const std::string& method);
+  // Answers a `toolhost.call` {token, method, args} with nvim_exec_lua(resolve).
+  void bridge(const nlohmann::json& args);
+  session::Session* session(int64_t buf);
+  void forget(int64_t buf);
+  void send_batch(nlohmann::json batch);
+  void update_ticker();
+
+  uv_loop_t* loop_;
+  rpc::Peer& peer_;
+  HostOptions options_;
+  nvim::Api api_;
+  nvim::ApiInfo info_;
+  core::Config config_;
+  core::ToolTable tools_;
+  jobs::Engine engine_;
+  session::Feedback feedback_;
+  MethodTable methods_;
+  uv_timer_t ticker_{};
+  std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
+};
+
+}  // namespace toolhost::server

@@ -1,0 +1,73 @@
+#include "server/job_methods.h"
+
+#include <algorithm>
+
+#include "jobs/job_json.h"
+#include "server/args.h"
+
+namespace toolhost::server {
+namespace {
+
+constexpr size_t kMaxChunk = 4u << 20;  // one jobs.output answer stays a small RPC message
+
+core::Result<core::Status> parse_status(const nlohmann::json& value) {
+  if (value.is_string()) {
+    if (auto status = core::status_from_string(value.get<std::string>())) return *status;
+  }
+  return core::error("unknown status " + value.dump());
+}
+
+// The job named by args.id, or why there is none.
+core::Result<const jobs::JobInfo*> existing(const jobs::Engine& engine, Args& args) {
+  std::string id = args.string("id");
+  if (!args.ok()) return core::error("missing job id");
+  const jobs::JobInfo* job = engine.get(id);
+  if (!job) return core::error("no job " + id);
+  return job;
+}
+
+}  // namespace
+
+Reply jobs_list(const jobs::Engine& engine, const nlohmann::json& raw) {
+  Args args(raw);
+  jobs::JobQuery query;
+  query.limit = args.count_or("limit", 0);
+  if (!args.ok()) return core::error(args.error());
+  if (args.has("status")) {
+    const nlohmann::json& status = args.raw()["status"];
+    for (const auto& name : status.is_array() ? status : nlohmann::json::array({status})) {
+      auto parsed = parse_status(name);
+      if (!parsed) return core::error(parsed.error());
+      query.statuses.insert(*parsed);
+    }
+  }
+  return jobs::list_to_json(engine.jobs(query));
+}
+
+Reply jobs_get(const jobs::Engine& engine, const nlohmann::json& raw) {
+  Args args(raw);
+  auto job = existing(engine, args);
+  if (!job) return core::error(job.error());
+  return jobs::job_to_json(**job);
+}
+
+Reply jobs_output(const jobs::Engine& engine, const nlohmann::json& raw) {
+  Args args(raw);
+  auto job = existing(engine, args);
+  if (!job) return core::error(job.error());
+  size_t max_bytes = std::min<uint64_t>(args.count_or("max_bytes", kMaxChunk), kMaxChunk);
+  uint64_t since = args.count_or("since", 0);
+  if (!args.ok()) return core::error(args.error());
+  jobs::OutputChunk chunk = engine.output((*job)->id, since, max_bytes);
+  if (!chunk.error.empty() && chunk.data.empty()) return core::error(chunk.error);
+  return jobs::output_to_json(chunk);
+}
+
+Reply jobs_cancel(jobs::Engine& engine, const nlohmann::json& raw) {
+  Args args(raw);
+  auto job = existing(engine, args);
+  if (!job) return core::error(job.error());
+  return jobs::cancel_to_json(engine.cancel((*job)->id));
+}
+
+}  // namespace toolhost::server

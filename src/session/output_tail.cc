@@ -1,0 +1,101 @@
+#include "session/output_tail.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "session/text_clean.h"
+
+namespace toolhost::session {
+namespace {
+
+// The largest cut <= `at` that splits neither a UTF-8 character nor a recent escape sequence.
+size_t safe_cut(std::string_view text, size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) {
+    --at;
+  }
+  // An ESC sequence is short; one that starts near the cut may be split by it.
+  size_t esc = text.substr(0, at).rfind('\x1b');
+  if (esc != std::string_view::npos && at - esc < 32) at = esc;
+  return at;
+}
+
+}  // namespace
+
+OutputTail::OutputTail(size_t keep) : keep_(std::max<size_t>(1, keep)) {}
+
+void OutputTail::Line::add(std::string_view bytes) {
+  std::string_view body = bytes;
+  while (!body.empty() && body.back() == '\r') body.remove_suffix(1);
+  bool trailing_cr = body.size() < bytes.size();
+  size_t cr = body.rfind('\r');
+  if (cr != std::string_view::npos) {
+    body.remove_prefix(cr + 1);
+    text.clear();
+    truncated = false;
+  } else if (ends_with_cr && !body.empty()) {
+    text.clear();
+    truncated = false;
+  }
+  if (!body.empty()) ends_with_cr = false;
+  if (trailing_cr) ends_with_cr = true;
+  if (text.size() + body.size() <= kLineBytes) {
+    text.append(body);
+  } else if (!truncated) {
+    text.append(body.substr(0, kLineBytes - text.size()));
+    text.resize(safe_cut(text, kLineBytes));
+    truncated = true;
+  }
+}
+
+void OutputTail::finish(Line& line) {
+  done_.push_back(std::move(line));
+  line = Line();
+  if (done_.size() > keep_) done_.pop_front();
+}
+
+void OutputTail::append(jobs::Stream stream, std::string_view data) {
+  Line& partial = partial_[stream == jobs::Stream::Stdout ? 0 : 1];
+  const char* begin = data.data();
+  const char* last_newline =
+      static_cast<const char*>(data.empty() ? nullptr : ::memrchr(begin, '\n', data.size()));
+  if (!last_newline) return partial.add(data);
+  // Only the last `keep` complete lines can show: find where they start, scanning backward.
+  const char* from = begin;
+  const char* cursor = last_newline;
+  for (size_t found = 1; found <= keep_; ++found) {
+    auto* previous = static_cast<const char*>(::memrchr(begin, '\n', cursor - begin));
+    if (!previous) break;
+    if (found == keep_) {
+      from = previous + 1;
+      partial = Line();  // its end scrolled away with the lines after it
+      done_.clear();
+    }
+    cursor = previous;
+  }
+  while (from <= last_newline) {
+    auto* newline = static_cast<const char*>(std::memchr(from, '\n', last_newline + 1 - from));
+    partial.add(std::string_view(from, newline - from));
+    finish(partial);
+    from = newline + 1;
+  }
+  partial.add(std::string_view(from, begin + data.size() - from));
+}
+
+std::string OutputTail::shown(const Line& line) {
+  std::string text = clean_line(line.text);
+  bool marked = text.size() >= 3 && text.compare(text.size() - 3, 3, "…") == 0;
+  if (line.truncated && !marked) text += "…";
+  return text;
+}
+
+std::vector<std::string> OutputTail::lines() const {
+  std::vector<std::string> out;
+  for (const Line& line : done_) out.push_back(shown(line));
+  for (const Line& line : partial_) {
+    if (!line.text.empty()) out.push_back(shown(line));
+  }
+  if (out.size() > keep_) out.erase(out.begin(), out.end() - static_cast<long>(keep_));
+  return out;
+}
+
+}  // namespace toolhost::session
