@@ -17,7 +17,7 @@ M.jobs = {} -- job id -> latest summary from the host (statusline, :ToolJobs)
 local function state(buf)
   local st = buffers[buf]
   if not st then
-    st = { marks = {}, streams = {}, diags = {}, errors = {}, waiting = {} }
+    st = { marks = {}, streams = {}, results = {}, diags = {}, errors = {}, waiting = {} }
     buffers[buf] = st
   end
   return st
@@ -81,8 +81,11 @@ local function forget(buf, st, key)
   if st.marks[key] then
     pcall(api.nvim_buf_del_extmark, buf, ns, st.marks[key])
   end
+  if st.results[key] then
+    pcall(api.nvim_buf_del_extmark, buf, ns, st.results[key])
+  end
   set_stream(buf, st, key, {})
-  st.marks[key], st.diags[key] = nil, nil
+  st.marks[key], st.diags[key], st.results[key] = nil, nil, nil
 end
 
 local function refresh_diagnostics(buf, st)
@@ -124,25 +127,32 @@ local function conflict(buf, st, edit, why)
   return "conflict"
 end
 
--- Where a fenced block's result goes: after the block and after the result blocks of lower
--- parts that already follow it, so results stay in call order whatever order jobs end in.
-local function insertion_row(buf, last, part)
-  local count = api.nvim_buf_line_count(buf)
-  local row = last + 1
-  while row < count do
-    local line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
-    local fence, rest = line:match("^(````+)result (.*)$")
-    local other = rest and tonumber(rest:match("part=(%d+)"))
-    if not other or other >= part then
-      break
-    end
-    local close = row + 1
-    while close < count and api.nvim_buf_get_lines(buf, close, close + 1, false)[1] ~= fence do
-      close = close + 1
-    end
-    row = close + 1
+-- Rows of a result block this Lua inserted for `key`: first, last (inclusive); nil if none.
+local function result_range(buf, st, key)
+  local id = st.results[key]
+  if not id then
+    return nil
   end
-  return math.min(row, count)
+  local pos = api.nvim_buf_get_extmark_by_id(buf, ns, id, { details = true })
+  if not pos or #pos == 0 then
+    return nil
+  end
+  return pos[1], (pos[3] or {}).end_row or pos[1]
+end
+
+-- Where a fenced block's result goes: after the block, after the result blocks of lower parts
+-- that the host saw there (`after_rows`), and after those this Lua has inserted since
+-- (`after_keys`), so results stay in call order whatever order jobs end in. The host reads
+-- result blocks; Lua only counts rows.
+local function insertion_row(buf, st, last, edit)
+  local row = last + 1 + (edit.after_rows or 0)
+  for _, key in ipairs(edit.after_keys or {}) do
+    local _, result_last = result_range(buf, st, key)
+    if result_last and result_last + 1 > row then
+      row = result_last + 1
+    end
+  end
+  return math.min(row, api.nvim_buf_line_count(buf))
 end
 
 -- Rewrites a block if it still reads what the host expects; returns what became of it.
@@ -159,8 +169,8 @@ local function try_edit(buf, st, edit)
     return conflict(buf, st, edit, "the block changed while it ran")
   end
   local first, stop = row, last + 1
-  if edit.insert_part then
-    first = insertion_row(buf, last, edit.insert_part)
+  if edit.insert then
+    first = insertion_row(buf, st, last, edit)
     stop = first
   end
   local ok, err = pcall(api.nvim_buf_set_lines, buf, first, stop, false, edit.lines)
@@ -171,7 +181,13 @@ local function try_edit(buf, st, edit)
     return conflict(buf, st, edit, tostring(err))
   end
   vim.b[buf].toolhost_own_tick = api.nvim_buf_get_changedtick(buf)
-  if not edit.insert_part then
+  if edit.insert then
+    local ok_mark, id = pcall(api.nvim_buf_set_extmark, buf, ns, first, 0,
+      { id = st.results[edit.key], end_row = first + #edit.lines - 1, end_col = 0 })
+    if ok_mark then
+      st.results[edit.key] = id
+    end
+  else
     set_mark(buf, st, edit.key, row, row + #edit.lines - 1)
   end
   return "applied"

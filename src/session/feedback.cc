@@ -71,7 +71,11 @@ void Feedback::rewrite(int64_t buf, Rewrite rewrite) {
                          {"lines", std::move(rewrite.lines)},
                          {"fallback", std::move(rewrite.fallback)},
                          {"job", std::move(rewrite.job_id)}};
-  if (rewrite.insert_part > 0) edit["insert_part"] = rewrite.insert_part;
+  if (rewrite.insert) {
+    edit["insert"] = true;
+    edit["after_rows"] = rewrite.after_rows;
+    edit["after_keys"] = std::move(rewrite.after_keys);
+  }
   buffer(buf, "edits").push_back(std::move(edit));
 }
 

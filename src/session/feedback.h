@@ -41,17 +41,20 @@ class Feedback {
   void parse_errors(int64_t buf, nlohmann::json errors);
   void stream(int64_t buf, const std::string& key, std::vector<std::string> lines);
   // A finished block's rewrite. If the block (found by its extmark) still reads `expect`,
-  // it is replaced by `lines` (llm-sidekick: the executed header), or, with `insert_part`
-  // > 0 (fenced dialects: the fence stays), `lines` are inserted after the block and after
-  // the result blocks of lower parts that already follow it. Otherwise `fallback` shows
-  // under the block and a warning says why (the conflict rule).
+  // it is replaced by `lines` (llm-sidekick: the executed header), or, with `insert`
+  // (fenced dialects: the fence stays), `lines` are inserted after the block, after
+  // `after_rows` rows (the result blocks of lower parts the host read there) and after the
+  // results Lua inserted since for the calls `after_keys`. Otherwise `fallback` shows under
+  // the block and a warning says why (the conflict rule).
   struct Rewrite {
     std::string key;
     std::string job_id;
     std::vector<std::string> expect;
     std::vector<std::string> lines;
     std::vector<std::string> fallback;
-    int insert_part = 0;
+    bool insert = false;
+    int after_rows = 0;
+    std::vector<std::string> after_keys;
   };
   void rewrite(int64_t buf, Rewrite rewrite);
   // A job's new state for Lua's job mirror (toolhost.jobs(), statusline); see job_entry().

@@ -9,8 +9,8 @@
 
 namespace toolhost::session {
 
-std::string format_duration(double seconds);   // "1.24s" (result blocks, ✓ diagnostics)
-std::string format_elapsed(double seconds);    // "3s", "2m05s" (running diagnostics)
+std::string format_duration(double seconds);      // "1.24s" (result blocks, ✓ diagnostics)
+std::string format_elapsed(double seconds);       // "3s", "2m05s" (running diagnostics)
 std::string format_timeout(uint64_t timeout_ms);  // "120s"
 // "SIGTERM": the job engine names signals for history and jobs.* the same way.
 using jobs::signal_name;

@@ -249,10 +249,14 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   options.part = call.part;
   options.starts_message = [this](std::string_view line) { return starts_message(line); };
   std::vector<std::string> result = result_block(job, std::move(body), options);
-  Feedback::Rewrite rewrite{call.id, job.id, block, {}, result, 0};
+  Feedback::Rewrite rewrite;
+  rewrite.key = call.id;
+  rewrite.job_id = job.id;
+  rewrite.expect = block;
+  rewrite.fallback = result;
   if (keeps_block(call)) {
     rewrite.lines = std::move(result);
-    rewrite.insert_part = std::max(1, call.part);
+    place_after_earlier_parts(call, rewrite);
   } else {
     rewrite.lines = executed_form(call, block, job.status);
     rewrite.lines.insert(rewrite.lines.end(), result.begin(), result.end());
@@ -261,6 +265,22 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   ctx_.feedback.diagnostic(buf_, call.id, call.start,
                            job.status == core::Status::Succeeded ? Severity::Info : Severity::Error,
                            message);
+}
+
+void Session::place_after_earlier_parts(const parse::ToolCall& call,
+                                        Feedback::Rewrite& rewrite) const {
+  rewrite.insert = true;
+  const auto& calls = parser_.result().calls;
+  auto now = std::find_if(calls.begin(), calls.end(),
+                          [&](const parse::ToolCall& c) { return c.id == call.id; });
+  const parse::ToolCall& block = now == calls.end() ? call : *now;
+  int results_end = block.end;
+  for (const auto& other : calls) {
+    if (other.start != block.start || other.end != block.end || other.part >= call.part) continue;
+    rewrite.after_keys.push_back(other.id);
+    if (other.result) results_end = std::max(results_end, other.result->end);
+  }
+  rewrite.after_rows = results_end - block.end;
 }
 
 void Session::finish_refused(const parse::ToolCall& call, const std::string& reason) {

@@ -28,9 +28,16 @@ class UiApply : public ::testing::Test {
   static json edit(const std::string& key, std::vector<std::string> expect,
                    std::vector<std::string> lines, std::vector<std::string> fallback,
                    const std::string& job, int insert_part = 0) {
-    json e = {{"key", key}, {"expect", expect}, {"lines", lines}, {"fallback", fallback},
-              {"job", job}};
-    if (insert_part) e["insert_part"] = insert_part;
+    json e = {
+        {"key", key}, {"expect", expect}, {"lines", lines}, {"fallback", fallback}, {"job", job}};
+    if (insert_part) {
+      // The keys of the lower parts (a, b, … for parts 1, 2, …), as the host names them.
+      e["insert"] = true;
+      e["after_keys"] = json::array();
+      for (int part = 1; part < insert_part; ++part) {
+        e["after_keys"].push_back(std::string(1, static_cast<char>('a' + part - 1)));
+      }
+    }
     return e;
   }
   static json list(json item) { return json::array({std::move(item)}); }
@@ -43,8 +50,10 @@ class UiApply : public ::testing::Test {
 const std::vector<std::string> kFence = {"```xml", "<tools/>", "```"};
 
 std::vector<std::string> result(int part) {
-  return {"````result id=th-" + std::to_string(part) + " tool=t status=succeeded exit=0 "
-          "duration=0.01s part=" + std::to_string(part),
+  return {"````result id=th-" + std::to_string(part) +
+              " tool=t status=succeeded exit=0 "
+              "duration=0.01s part=" +
+              std::to_string(part),
           "Exit code: 0", "````"};
 }
 
@@ -72,15 +81,16 @@ TEST_F(UiApply, ChangedBlockIsNotOverwrittenAndWarns) {
   json diag = {{"key", "k"}, {"row", 1}, {"severity", 3}, {"message", "✓ t (0.01s)"}};
   apply({{"marks", list(mark("k", 1, 4))}, {"diags", list(diag)}});
   nvim_.request("nvim_buf_set_lines", json::array({buf_, 3, 4, false, list("ls -la")}));
-  json out = apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"},
-                                        {"✓ Executed: `ls`"}, {"Exit code: 0"}, "th-9"))}});
+  json out = apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"}, {"✓ Executed: `ls`"},
+                                        {"Exit code: 0"}, "th-9"))}});
   EXPECT_EQ(out["edits"][0]["status"], "conflict");
   EXPECT_EQ(nvim_.lines(buf_)[3], "ls -la");
   json diags = diagnostics();
   ASSERT_EQ(diags.size(), 1u);
   EXPECT_EQ(diags[0]["severity"], 2);
-  EXPECT_EQ(diags[0]["message"],
-            "✓ t (0.01s) — result not written: the block changed while it ran (see :ToolOutput th-9)");
+  EXPECT_EQ(
+      diags[0]["message"],
+      "✓ t (0.01s) — result not written: the block changed while it ran (see :ToolOutput th-9)");
   // The result is shown under the block instead.
   json virt = nvim_.lua(R"(
     local buf = ...
@@ -96,8 +106,8 @@ TEST_F(UiApply, WriteWaitsWhileBufferIsNotModifiable) {
   set_lines({"A:", "**bash**", "```", "ls", "```"});
   apply({{"marks", list(mark("k", 1, 4))}});
   nvim_.command("setlocal nomodifiable");
-  json out = apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"},
-                                        {"✓ Executed: `ls`"}, {}, "th-1"))}});
+  json out = apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"}, {"✓ Executed: `ls`"},
+                                        {}, "th-1"))}});
   EXPECT_EQ(out["edits"][0]["status"], "waiting");
   EXPECT_EQ(nvim_.lines(buf_)[1], "**bash**");
   nvim_.command("setlocal modifiable");  // OptionSet retries the waiting rewrite
@@ -108,8 +118,8 @@ TEST_F(UiApply, DeletedBlockIsAConflictNotAnError) {
   set_lines({"A:", "**bash**", "```", "ls", "```", "tail"});
   apply({{"marks", list(mark("k", 1, 4))}});
   nvim_.request("nvim_buf_set_lines", json::array({buf_, 1, 5, false, json::array()}));
-  json out = apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"}, {"x"}, {},
-                                        "th-1"))}});
+  json out =
+      apply({{"edits", list(edit("k", {"**bash**", "```", "ls", "```"}, {"x"}, {}, "th-1"))}});
   EXPECT_EQ(out["edits"][0]["status"], "conflict");
   EXPECT_EQ(nvim_.lines(buf_), (std::vector<std::string>{"A:", "tail"}));
 }
@@ -138,7 +148,8 @@ TEST_F(UiApply, BatchArrivingDuringAnotherIsAppliedAfterIt) {
 TEST_F(UiApply, ExtmarkFollowsTheBlockThroughEdits) {
   set_lines({"A:", "**bash**", "```", "ls", "```"});
   apply({{"marks", list(mark("k", 1, 4))}});
-  nvim_.request("nvim_buf_set_lines", json::array({buf_, 0, 0, false, json::array({"new", "lines"})}));
+  nvim_.request("nvim_buf_set_lines",
+                json::array({buf_, 0, 0, false, json::array({"new", "lines"})}));
   json marks = nvim_.lua(R"(
     return vim.api.nvim_buf_get_extmarks(..., require("toolhost.ui").namespace, 0, -1, { details = true })
   )",

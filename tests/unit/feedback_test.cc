@@ -77,14 +77,16 @@ TEST_F(FeedbackTest, LaterItemsGoInTheNextBatch) {
 }
 
 TEST_F(FeedbackTest, RewriteCarriesTheConflictCheckAndFallback) {
-  Feedback::Rewrite rewrite{"key1",
-                            "th-9",
-                            {"**bash**", "```", "ls", "```"},
-                            {"✓ Executed: `ls`", "````result id=th-9", "````"},
-                            {"````result id=th-9", "````"},
-                            0};
+  Feedback::Rewrite rewrite;
+  rewrite.key = "key1";
+  rewrite.job_id = "th-9";
+  rewrite.expect = {"**bash**", "```", "ls", "```"};
+  rewrite.lines = {"✓ Executed: `ls`", "````result id=th-9", "````"};
+  rewrite.fallback = {"````result id=th-9", "````"};
   feedback_->rewrite(2, rewrite);
-  rewrite.insert_part = 2;
+  rewrite.insert = true;
+  rewrite.after_rows = 3;
+  rewrite.after_keys = {"earlier"};
   feedback_->rewrite(2, rewrite);
   feedback_->flush();
   ASSERT_EQ(sent_.size(), 1u);
@@ -94,8 +96,10 @@ TEST_F(FeedbackTest, RewriteCarriesTheConflictCheckAndFallback) {
   EXPECT_EQ(edits[0]["lines"][0], "✓ Executed: `ls`");
   EXPECT_EQ(edits[0]["fallback"].size(), 2u);
   EXPECT_EQ(edits[0]["job"], "th-9");
-  EXPECT_FALSE(edits[0].contains("insert_part"));
-  EXPECT_EQ(edits[1]["insert_part"], 2);
+  EXPECT_FALSE(edits[0].contains("insert"));
+  EXPECT_EQ(edits[1]["insert"], true);
+  EXPECT_EQ(edits[1]["after_rows"], 3);
+  EXPECT_EQ(edits[1]["after_keys"], nlohmann::json::array({"earlier"}));
 }
 
 TEST_F(FeedbackTest, ParseErrorsReplaceThePreviousSet) {
