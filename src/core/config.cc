@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -41,16 +42,14 @@ class Reader {
         if (!item.is_string()) return false;
       }
       return true;
-    } else if constexpr (std::is_unsigned_v<T>) {
-      return value.is_number_unsigned() ||
-             (value.is_number_float() && value.get<double>() >= 0 &&
-              value.get<double>() ==
-                  static_cast<double>(static_cast<uint64_t>(value.get<double>())));
     } else {
-      return value.is_number_integer() ||
-             (value.is_number_float() &&
-              value.get<double>() ==
-                  static_cast<double>(static_cast<int64_t>(value.get<double>())));
+      if (value.is_number_integer()) {
+        return std::is_signed_v<T> || value.is_number_unsigned() || value.get<int64_t>() >= 0;
+      }
+      if (!value.is_number_float()) return false;
+      double number = value.get<double>();  // Lua numbers may arrive as floats
+      bool whole = std::abs(number) < 9.0e18 && number == std::floor(number);
+      return whole && (std::is_signed_v<T> || number >= 0);
     }
   }
 

@@ -152,7 +152,7 @@ Host::Reply Host::attach(const nlohmann::json& raw) {
     if (!existing->detached()) return ok();
     existing->reattach(std::move(root), std::move(name));
   } else {
-    session::Context context{api_, feedback_, engine_, config_, tools_};
+    session::Context context{feedback_, engine_, config_, tools_};
     sessions_.emplace(
         buf, std::make_unique<session::Session>(context, buf, std::move(root), std::move(name)));
   }

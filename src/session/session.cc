@@ -256,15 +256,17 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   rewrite.fallback = result;
   if (keeps_block(call)) {
     rewrite.lines = std::move(result);
-    place_after_earlier_parts(call, rewrite);
   } else {
     rewrite.lines = executed_form(call, block, job.status);
     rewrite.lines.insert(rewrite.lines.end(), result.begin(), result.end());
   }
-  ctx_.feedback.rewrite(buf_, std::move(rewrite));
-  ctx_.feedback.diagnostic(buf_, call.id, call.start,
-                           job.status == core::Status::Succeeded ? Severity::Info : Severity::Error,
-                           message);
+  Severity severity = job.status == core::Status::Succeeded ? Severity::Info : Severity::Error;
+  // Re-attached but not read yet: the result waits for the buffer (and Lua's extmark).
+  when_ready([this, call, rewrite = std::move(rewrite), severity, message]() mutable {
+    if (keeps_block(call)) place_after_earlier_parts(call, rewrite);
+    ctx_.feedback.rewrite(buf_, std::move(rewrite));
+    ctx_.feedback.diagnostic(buf_, call.id, call.start, severity, message);
+  });
 }
 
 void Session::place_after_earlier_parts(const parse::ToolCall& call,

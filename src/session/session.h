@@ -18,8 +18,8 @@
 
 namespace toolhost::session {
 
+// What a session shares with the others; it reaches Neovim only through `feedback`.
 struct Context {
-  nvim::Api& api;
   Feedback& feedback;
   jobs::Engine& engine;
   const core::Config& config;
