@@ -8,15 +8,8 @@
 namespace toolhost::session {
 namespace {
 
-// The largest cut <= `at` that splits neither a UTF-8 character nor a recent escape sequence.
-size_t safe_cut(std::string_view text, size_t at) {
-  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) {
-    --at;
-  }
-  // An ESC sequence is short; one that starts near the cut may be split by it.
-  size_t esc = text.substr(0, at).rfind('\x1b');
-  if (esc != std::string_view::npos && at - esc < 32) at = esc;
-  return at;
+bool is_continuation(char byte) {
+  return (static_cast<unsigned char>(byte) & 0xC0) == 0x80;
 }
 
 }  // namespace
@@ -41,8 +34,15 @@ void OutputTail::Line::add(std::string_view bytes) {
   if (text.size() + body.size() <= kLineBytes) {
     text.append(body);
   } else if (!truncated) {
-    text.append(body.substr(0, kLineBytes - text.size()));
-    text.resize(safe_cut(text, kLineBytes));
+    // Cut before the character that the byte budget would split. (An escape sequence split
+    // at the end is harmless: clean_line drops an unterminated one.)
+    size_t cut = kLineBytes - text.size();
+    while (cut > 0 && is_continuation(body[cut])) --cut;
+    text.append(body.substr(0, cut));
+    if (cut == 0 && is_continuation(body[0])) {
+      while (!text.empty() && is_continuation(text.back())) text.pop_back();
+      if (!text.empty()) text.pop_back();  // the lead byte
+    }
     truncated = true;
   }
 }

@@ -1,0 +1,114 @@
+// tools/runner: a parsed call becomes a job, or a refusal that names the rule (SPEC 7).
+#include "tools/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "test_jobs.h"
+
+namespace toolhost::tools {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+core::ToolCall terminal(json params) {
+  core::ToolCall call;
+  call.id = "0123456789ab";
+  call.tool = "run_terminal_command";
+  call.params = std::move(params);
+  return call;
+}
+
+class Runner : public ::testing::Test {
+ protected:
+  Runner() {
+    config_.shell = "sh";
+    fs::create_directories(dir_ / "sub");
+  }
+  core::Config config_;
+  jobs::testing::TempDir dir_;
+};
+
+TEST_F(Runner, TerminalCommandRunsInTheShellInTheRoot) {
+  auto job = job_for(terminal({{"command", "make test"}}), config_, dir_.path());
+  ASSERT_TRUE(job) << job.error();
+  EXPECT_EQ(job->argv, (std::vector<std::string>{"sh", "-c", "make test"}));
+  EXPECT_EQ(job->cwd, dir_.path());
+  EXPECT_EQ(job->timeout_ms, 120000u);
+  EXPECT_EQ(job->call_id, "0123456789ab");
+  EXPECT_EQ(job->tool, "run_terminal_command");
+}
+
+TEST_F(Runner, CwdInsideTheRootIsUsedAndOutsideIsRefused) {
+  auto inside = job_for(terminal({{"command", "ls"}, {"cwd", "sub"}}), config_, dir_.path());
+  ASSERT_TRUE(inside) << inside.error();
+  EXPECT_EQ(inside->cwd, fs::weakly_canonical(dir_ / "sub").string());
+  auto outside = job_for(terminal({{"command", "ls"}, {"cwd", "../"}}), config_, dir_.path());
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error(), "cwd `../` is outside the project root");
+}
+
+TEST_F(Runner, ParametersOfTheWrongTypeAreRefusedByName) {
+  auto number = job_for(terminal({{"command", 5}}), config_, dir_.path());
+  ASSERT_FALSE(number);
+  EXPECT_EQ(number.error(), "parameter `command` must be a string, not a number");
+  auto list = job_for(terminal({{"command", json::array({"ls"})}}), config_, dir_.path());
+  ASSERT_FALSE(list);
+  EXPECT_EQ(list.error(), "parameter `command` must be a string, not a list");
+  auto cwd = job_for(terminal({{"command", "ls"}, {"cwd", true}}), config_, dir_.path());
+  ASSERT_FALSE(cwd);
+  EXPECT_EQ(cwd.error(), "parameter `cwd` must be a string, not a boolean");
+}
+
+TEST_F(Runner, ToolsThatCannotRunYetAreRefused) {
+  core::ToolCall call;
+  call.tool = "read_file";
+  call.params = {{"path", "a"}};
+  auto job = job_for(call, config_, dir_.path());
+  ASSERT_FALSE(job);
+  EXPECT_EQ(job.error(), "tool `read_file` is not implemented yet");
+}
+
+TEST_F(Runner, ModelTimeoutIsClamped) {
+  config_.max_timeout_ms = 1000;
+  auto job = [&](json timeout) {
+    return job_for(terminal({{"command", "ls"}, {"timeout_ms", timeout}}), config_, dir_.path())
+        ->timeout_ms;
+  };
+  EXPECT_EQ(job(500), 500u);
+  EXPECT_EQ(job(5000), 1000u);
+  EXPECT_EQ(job(0), 1000u);  // only the user's config can switch the timeout off
+  EXPECT_EQ(job(-3), 1000u);
+  EXPECT_EQ(job("700"), 700u);
+  EXPECT_EQ(job("soon"), 1000u);
+  EXPECT_EQ(job(json::array()), 1000u);
+}
+
+TEST(ClampModelTimeout, BoundsAndFallbacks) {
+  EXPECT_EQ(clamp_model_timeout(json(250), 600000), 250u);
+  EXPECT_EQ(clamp_model_timeout(json(250.7), 600000), 250u);
+  EXPECT_EQ(clamp_model_timeout(json(600001), 600000), 600000u);
+  EXPECT_EQ(clamp_model_timeout(json(nullptr), 600000), 600000u);
+  EXPECT_EQ(clamp_model_timeout(json("nan"), 600000), 600000u);
+}
+
+TEST_F(Runner, ResolvesInsideFollowsDotDotAndSymlinks) {
+  const std::string root = dir_.path();
+  fs::create_symlink("/", dir_ / "to_root");
+  fs::create_symlink("sub", dir_ / "to_sub");
+  EXPECT_TRUE(resolves_inside(root, "sub"));
+  EXPECT_TRUE(resolves_inside(root, "sub/../sub/new/file.txt"));  // need not exist yet
+  EXPECT_TRUE(resolves_inside(root, dir_ / "sub"));               // absolute, inside
+  EXPECT_TRUE(resolves_inside(root, "to_sub/x"));
+  EXPECT_TRUE(resolves_inside(root, "."));
+  EXPECT_FALSE(resolves_inside(root, ".."));
+  EXPECT_FALSE(resolves_inside(root, "sub/../../x"));
+  EXPECT_FALSE(resolves_inside(root, "/etc/passwd"));
+  EXPECT_FALSE(resolves_inside(root, "to_root/etc"));
+  EXPECT_FALSE(resolves_inside(root + "/missing-root", "x"));  // the root itself must exist
+}
+
+}  // namespace
+}  // namespace toolhost::tools
