@@ -57,7 +57,11 @@ void Host::start() {
   api_.on_lines([this](nvim::LinesEvent& event) {
     if (session::Session* s = session(event.buf)) s->on_lines(event);
   });
-  api_.on_detach([this](int64_t buf) { forget(buf); });
+  api_.on_detach([this](int64_t buf) {
+    // The echo of our own nvim_buf_detach (it arrives before its response) must not detach
+    // a session that :ToolAttach has re-attached since.
+    if (!own_detaches_.count(buf)) forget(buf);
+  });
 
   auto bind = [this](Reply (Host::*method)(const nlohmann::json&)) {
     return [this, method](const nlohmann::json& args) { return (this->*method)(args); };
@@ -168,7 +172,8 @@ Host::Reply Host::detach(const nlohmann::json& raw) {
   Args args(raw);
   int64_t buf = args.integer_or("buf", 0);
   if (!args.ok()) return core::error(args.error());
-  api_.buf_detach(buf, nullptr);
+  own_detaches_.insert(buf);
+  api_.buf_detach(buf, [this, buf](const std::string&, bool) { own_detaches_.erase(buf); });
   forget(buf);
   return ok();
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "core/config.h"
@@ -69,6 +70,7 @@ class Host {
   MethodTable methods_;
   uv_timer_t ticker_{};
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
+  std::set<int64_t> own_detaches_;  // buffers whose nvim_buf_detach is under way
 };
 
 }  // namespace toolhost::server

@@ -238,7 +238,7 @@ void Session::on_finished(const jobs::JobInfo& job) {
   ResultOptions options;
   options.max_lines = ctx_.config.output.max_lines;
   write_result(active.call, active.block, job, terminal_body(job, options), finished_message(job));
-  ctx_.feedback.event("ToolhostJobFinished", event_data(job, buf_));
+  announce_finished(job);
 }
 
 void Session::write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
@@ -269,6 +269,15 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   });
 }
 
+void Session::announce_finished(const jobs::JobInfo& job) {
+  // After the result it announces, also when that waits for a re-attached buffer.
+  auto fire = [this, data = event_data(job, buf_)] {
+    ctx_.feedback.event("ToolhostJobFinished", data);
+  };
+  if (detached_) return fire();
+  when_ready(std::move(fire));
+}
+
 void Session::place_after_earlier_parts(const parse::ToolCall& call,
                                         Feedback::Rewrite& rewrite) const {
   rewrite.insert = true;
@@ -297,7 +306,7 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
   if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
   write_result(call, block, job, {"Refused: " + reason}, "✗ " + call.tool + ": refused: " + reason);
   ctx_.feedback.job(job_entry(job, buf_));
-  ctx_.feedback.event("ToolhostJobFinished", event_data(job, buf_));
+  announce_finished(job);
 }
 
 bool Session::cancel_at(int row) {

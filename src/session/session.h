@@ -76,6 +76,7 @@ class Session {
   void write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
                     const jobs::JobInfo& job, std::vector<std::string> body,
                     const std::string& message);
+  void announce_finished(const jobs::JobInfo& job);
   // A fenced block keeps its text: its result goes after it, after those of its lower parts.
   void place_after_earlier_parts(const parse::ToolCall& call, Feedback::Rewrite& rewrite) const;
   bool starts_message(std::string_view line) const;
