@@ -13,15 +13,12 @@
 
 namespace toolhost::nvim {
 
-// What nvim_get_api_info says of this Neovim. Features are decided by api_level (SPEC 11).
+// What nvim_get_api_info says of this Neovim. The features that depend on api_level (SPEC 11)
+// are used by Lua only and decided there, once (lua/toolhost/features.lua).
 struct ApiInfo {
   int64_t channel = 0;
   int64_t api_level = 0;
   std::string version;  // "0.7.2"
-  // Extmark keys `invalidate`, `undo_restore` (0.10, level 12).
-  bool has_extmark_invalidate() const { return api_level >= 12; }
-  // User autocmd `data` (0.8, level 10).
-  bool has_autocmd_data() const { return api_level >= 10; }
 };
 
 ApiInfo parse_api_info(const nlohmann::json& result);
