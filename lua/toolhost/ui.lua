@@ -23,9 +23,8 @@ local function state(buf)
   return st
 end
 
--- Current rows of a block's extmark: first, last (inclusive); nil when it is gone.
-local function mark_range(buf, st, key)
-  local id = st.marks[key]
+-- Current rows of extmark `id`: first, last (inclusive); nil when it is gone or invalid.
+local function extmark_rows(buf, id)
   if not id then
     return nil
   end
@@ -38,6 +37,11 @@ local function mark_range(buf, st, key)
     return nil
   end
   return pos[1], details.end_row or pos[1]
+end
+
+-- Current rows of a block's extmark.
+local function mark_range(buf, st, key)
+  return extmark_rows(buf, st.marks[key])
 end
 
 local function set_mark(buf, st, key, row, last)
@@ -127,19 +131,6 @@ local function conflict(buf, st, edit, why)
   return "conflict"
 end
 
--- Rows of a result block this Lua inserted for `key`: first, last (inclusive); nil if none.
-local function result_range(buf, st, key)
-  local id = st.results[key]
-  if not id then
-    return nil
-  end
-  local pos = api.nvim_buf_get_extmark_by_id(buf, ns, id, { details = true })
-  if not pos or #pos == 0 then
-    return nil
-  end
-  return pos[1], (pos[3] or {}).end_row or pos[1]
-end
-
 -- Where a fenced block's result goes: after the block, after the result blocks of lower parts
 -- that the host saw there (`after_rows`), and after those this Lua has inserted since
 -- (`after_keys`), so results stay in call order whatever order jobs end in. The host reads
@@ -147,7 +138,7 @@ end
 local function insertion_row(buf, st, last, edit)
   local row = last + 1 + (edit.after_rows or 0)
   for _, key in ipairs(edit.after_keys or {}) do
-    local _, result_last = result_range(buf, st, key)
+    local _, result_last = extmark_rows(buf, st.results[key])
     if result_last and result_last + 1 > row then
       row = result_last + 1
     end

@@ -52,14 +52,10 @@ TEST(Attach, DetachedBufferKeepsItsTextWhenTheJobEnds) {
 TEST(Attach, RunOnAnUnclosedBlockSaysItIsNotClosedYet) {
   NvimHarness nvim;
   nvim.open_fixture("unclosed_block.chat.md", "unclosed.chat.md");
-  nvim.lua(R"(
-    local chan = ...
-    vim.notify = function(msg, level) vim.rpcnotify(chan, "event", { msg = msg, level = level }) end
-  )",
-           {nvim.channel()});
+  nvim.forward_notify();
   nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
   nvim.command("ToolRun");
-  json note = nvim.wait_for("event");
+  json note = nvim.wait_for("notify");
   EXPECT_EQ(note["msg"], "This tool call's block is not closed yet (its closing fence is missing)");
   EXPECT_EQ(note["level"], 3);  // vim.log.levels.WARN
 }

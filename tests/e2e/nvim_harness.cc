@@ -170,6 +170,14 @@ void NvimHarness::forward_diagnostics() {
       nlohmann::json::array({channel_}));
 }
 
+void NvimHarness::forward_notify() {
+  lua(R"(
+    local chan = ...
+    vim.notify = function(msg, level) vim.rpcnotify(chan, "notify", { msg = msg, level = level }) end
+  )",
+      nlohmann::json::array({channel_}));
+}
+
 int64_t NvimHarness::open_fixture(const std::string& fixture, const std::string& as_name) {
   fs::path target = fs::path(temp_dir_) / as_name;
   fs::copy_file(fs::path(TOOLHOST_FIXTURES) / fixture, target,

@@ -38,6 +38,8 @@ class NvimHarness {
   void forward_user_event(const std::string& pattern);
   // Forwards DiagnosticChanged as notification "diagnostics" with the buffer's diagnostics.
   void forward_diagnostics();
+  // Replaces vim.notify: each message becomes notification "notify" {msg, level}.
+  void forward_notify();
 
   // Copies a fixture into the temporary directory and opens it; returns the buffer number.
   int64_t open_fixture(const std::string& fixture, const std::string& as_name);

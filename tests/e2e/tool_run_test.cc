@@ -216,14 +216,10 @@ TEST(ToolRun, FailingCommandShowsExitCodeAndStderr) {
 TEST(ToolRun, NoCallUnderCursorIsAnError) {
   NvimHarness nvim;
   nvim.open_fixture("bash_block.chat.md", "none.chat.md");
-  nvim.lua(R"(
-    local chan = ...
-    vim.notify = function(msg, level) vim.rpcnotify(chan, "event", { msg = msg, level = level }) end
-  )",
-           {nvim.channel()});
+  nvim.forward_notify();
   nvim.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
   nvim.command("ToolRun");
-  json note = nvim.wait_for("event");
+  json note = nvim.wait_for("notify");
   EXPECT_EQ(note["msg"], "No tool call under the cursor");
   EXPECT_EQ(note["level"], 4);  // vim.log.levels.ERROR
 }
