@@ -171,6 +171,7 @@ void NvimHarness::forward_diagnostics() {
 }
 
 void NvimHarness::forward_notify() {
+  listen("notify");
   lua(R"(
     local chan = ...
     vim.notify = function(msg, level) vim.rpcnotify(chan, "notify", { msg = msg, level = level }) end
