@@ -1,6 +1,7 @@
 -- Starts the toolhost process on first use, keeps its channel, restarts it on request and
 -- notices when it dies.
 local config = require("toolhost.config")
+local features = require("toolhost.features")
 
 local M = {}
 
@@ -32,10 +33,7 @@ end
 
 -- Neovim 0.7 has no stdpath("state"): the state dir lives under "data" there (SPEC 6).
 function M.dirs()
-  local ok, state_home = pcall(vim.fn.stdpath, "state")
-  if not ok or type(state_home) ~= "string" then
-    state_home = vim.fn.stdpath("data")
-  end
+  local state_home = vim.fn.stdpath(features.has_stdpath_state and "state" or "data")
   local cache = vim.fn.stdpath("cache") .. "/toolhost"
   return { state = state_home .. "/toolhost", cache = cache, log = cache .. "/toolhost.log" }
 end

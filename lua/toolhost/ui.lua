@@ -7,9 +7,7 @@ local api = vim.api
 local ns = api.nvim_create_namespace("toolhost")
 M.namespace = ns
 
-local api_level = vim.fn.api_info().version.api_level
-local has_invalidate = api_level >= 12 -- extmark `invalidate` (0.10)
-local has_autocmd_data = api_level >= 10 -- User autocmd `data` (0.8)
+local features = require("toolhost.features")
 
 local buffers = {} -- buf -> per-buffer state
 M.jobs = {} -- job id -> latest summary from the host (statusline, :ToolJobs)
@@ -45,7 +43,7 @@ local function set_mark(buf, st, key, row, last)
   row = math.max(0, math.min(row, count - 1))
   last = math.max(row, math.min(last, count - 1))
   local opts = { id = st.marks[key], end_row = last, end_col = 0 }
-  if has_invalidate then
+  if features.has_extmark_invalidate then
     opts.invalidate = true
   end
   local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, opts)
@@ -227,7 +225,7 @@ end
 local function fire(name, data)
   vim.g.toolhost_event = data
   local opts = { pattern = name, modeline = false }
-  if has_autocmd_data then
+  if features.has_autocmd_data then
     opts.data = data
   end
   pcall(api.nvim_exec_autocmds, "User", opts)
