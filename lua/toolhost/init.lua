@@ -151,8 +151,15 @@ function M.statusline()
   return table.concat(parts, " ")
 end
 
+-- Starts a new host at once and attaches the buffers again; the old host winds down on its
+-- own (its jobs end) without Neovim waiting for it.
 function M.restart()
   local buffers = host.restart()
+  local chan, err = host.ensure()
+  if not chan then
+    vim.notify(err, vim.log.levels.ERROR)
+    return
+  end
   for _, buf in ipairs(buffers) do
     if vim.api.nvim_buf_is_valid(buf) then
       require("toolhost.ui").forget_buffer(buf)
