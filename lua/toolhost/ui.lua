@@ -10,7 +10,7 @@ M.namespace = ns
 local features = require("toolhost.features")
 
 local buffers = {} -- buf -> per-buffer state
-M.jobs = {} -- job id -> latest summary from the host (statusline, :ToolJobs)
+M.jobs = {} -- job id -> latest record from the host (jobs(), job(), statusline)
 
 local function state(buf)
   local st = buffers[buf]
@@ -235,8 +235,28 @@ M.fire = fire
 
 local applying, queue = false, {}
 
+-- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
+-- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
+-- a host, so a job keeps the `buf` this Neovim knew when the new record has none. Process
+-- groups are not tracked from it: a running job there may be another host's (a peer sharing
+-- the state dir, or the host a restart left winding down).
+local function replace_jobs(all)
+  local jobs = {}
+  for _, job in ipairs(all) do
+    local known = M.jobs[job.id]
+    if job.buf == nil and known then
+      job.buf = known.buf
+    end
+    jobs[job.id] = job
+  end
+  M.jobs = jobs
+end
+
 local function apply_one(batch)
   local results = {}
+  if batch.all_jobs then
+    replace_jobs(batch.all_jobs)
+  end
   for _, entry in ipairs(batch.buffers or {}) do
     apply_buffer(entry, results)
   end
