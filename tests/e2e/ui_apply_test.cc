@@ -163,6 +163,8 @@ TEST_F(UiApply, AllJobsReplacesTheJobMirrorBeforeSingleUpdates) {
   )");
   EXPECT_EQ(jobs, json::parse(R"([["th-2", "failed", null], ["th-1", "interrupted", )" +
                               std::to_string(buf_) + "]]"));
+  // The statusline counts this Neovim's jobs (those with a buffer), not the whole history.
+  EXPECT_EQ(nvim_.lua("return require('toolhost').statusline()"), "✗1");
 }
 
 }  // namespace
