@@ -1,38 +1,15 @@
--- Defaults, validation and the merged options every other module reads.
+-- The options of setup() as one schema (as gitsigns does): each option with its type, default
+-- and a one-line description; nested tables have their own fields. Validation, defaults, the
+-- host's share of the options and the options section of doc/toolhost.txt are all read from
+-- it, so they cannot drift apart. Everything else reads the merged `M.options`.
 local M = {}
 
-local defaults = {
-  chat_filetypes = { "codecompanion", "llm-sidekick", "markdown.chat" },
-  chat_patterns = { "*.chat.md" },
-  roles = {
-    user = { "Me", "User", "USER" },
-    assistant = { "CodeCompanion", "Assistant", "ASSISTANT", "LLM" },
-    system = { "System", "SYSTEM" },
-  },
-  auto_run = true,
-  auto_run_idle_ms = 1500,
-  run_all = "sequential",
-  confirm_run_all = true,
-  max_concurrent = 4,
-  timeout_ms = 120000,
-  max_timeout_ms = 600000,
-  kill_grace_ms = 2000,
-  shell = nil,
-  root = nil,
-  allow = { commands = nil },
-  auto_accept_edits = false,
-  tools = {},
-  output = { max_lines = 200, stream_lines = 15, stream_interval_ms = 100, log_max_bytes = 64 * 1024 * 1024 },
-  history_max = 500,
-  keymaps = { run = "<leader>tr", run_all = "<leader>ta", cancel = "<leader>tc", reject = "<leader>tx", output = "<leader>to" },
-  log_level = "warn",
-  binary = nil,
-}
-
-M.options = vim.deepcopy(defaults)
+local function is_list(v)
+  return type(v) == "table" and (next(v) == nil or vim.tbl_islist(v))
+end
 
 local function is_list_of_strings(v)
-  if type(v) ~= "table" then
+  if not is_list(v) then
     return false
   end
   for _, item in ipairs(v) do
@@ -43,62 +20,341 @@ local function is_list_of_strings(v)
   return true
 end
 
-local function non_negative(v)
-  return type(v) == "number" and v >= 0
+local function is_whole(v)
+  return type(v) == "number" and v == math.floor(v) and v > -math.huge and v < math.huge
 end
 
-local function positive(v)
-  return type(v) == "number" and v > 0
-end
-
--- Returns the merged options, or nil and an error text naming the bad or unknown key.
-function M.validate(opts)
-  opts = opts or {}
-  for key in pairs(opts) do
-    if defaults[key] == nil and key ~= "shell" and key ~= "root" and key ~= "binary" then
-      return nil, "unknown option `" .. tostring(key) .. "`"
+-- An allow-list entry: "cmd words" or { "cmd words", deny = { "--opt", … } } (SPEC 7).
+local function is_command_list(v)
+  if not is_list(v) then
+    return false
+  end
+  for _, entry in ipairs(v) do
+    local ok = type(entry) == "string"
+      or (type(entry) == "table" and type(entry[1]) == "string" and (entry.deny == nil or is_list_of_strings(entry.deny)))
+    if not ok then
+      return false
     end
   end
-  local merged = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts)
-  local ok, err = pcall(vim.validate, {
-    chat_filetypes = { merged.chat_filetypes, is_list_of_strings, "list of filetypes" },
-    chat_patterns = { merged.chat_patterns, is_list_of_strings, "list of patterns" },
-    roles = { merged.roles, "table" },
-    auto_run = { merged.auto_run, { "boolean", "function" } },
-    auto_run_idle_ms = { merged.auto_run_idle_ms, non_negative, "number >= 0" },
-    run_all = { merged.run_all, function(v) return v == "sequential" or v == "parallel" end, '"sequential" or "parallel"' },
-    confirm_run_all = { merged.confirm_run_all, "boolean" },
-    max_concurrent = { merged.max_concurrent, positive, "number > 0" },
-    timeout_ms = { merged.timeout_ms, non_negative, "number >= 0" },
-    max_timeout_ms = { merged.max_timeout_ms, positive, "number > 0" },
-    kill_grace_ms = { merged.kill_grace_ms, non_negative, "number >= 0" },
-    shell = { merged.shell, "string", true },
-    root = { merged.root, "string", true },
-    allow = { merged.allow, "table" },
-    auto_accept_edits = { merged.auto_accept_edits, "boolean" },
-    tools = { merged.tools, "table" },
-    output = { merged.output, "table" },
-    history_max = { merged.history_max, positive, "number > 0" },
-    keymaps = { merged.keymaps, { "table", "boolean" } },
-    log_level = { merged.log_level, function(v)
-      return vim.tbl_contains({ "debug", "info", "warn", "error", "off" }, v)
-    end, "debug|info|warn|error|off" },
-    binary = { merged.binary, "string", true },
-  })
-  if not ok then
+  return true
+end
+
+-- A type: how a value is checked, and how an error message and the doc name it.
+local function kind(expected, check)
+  return { expected = expected, check = check }
+end
+
+local function either(a, b)
+  return kind(a.expected .. " or " .. b.expected, function(v)
+    return a.check(v) or b.check(v)
+  end)
+end
+
+local function one_of(...)
+  local values = { ... }
+  local quoted = vim.tbl_map(function(value)
+    return ('"%s"'):format(value)
+  end, values)
+  return kind("one of " .. table.concat(quoted, ", "), function(v)
+    return vim.tbl_contains(values, v)
+  end)
+end
+
+local T = {
+  boolean = kind("a boolean", function(v) return type(v) == "boolean" end),
+  string = kind("a string", function(v) return type(v) == "string" end),
+  table = kind("a table", function(v) return type(v) == "table" end),
+  func = kind("a function", function(v) return type(v) == "function" end),
+  no = kind("false", function(v) return v == false end),
+  strings = kind("a list of strings", is_list_of_strings),
+  commands = kind("a list of commands", is_command_list),
+  count = kind("a whole number > 0", function(v) return is_whole(v) and v > 0 end),
+  ms = kind("a whole number >= 0", function(v) return is_whole(v) and v >= 0 end),
+}
+local key = either(T.string, T.no)
+
+-- Each entry: name, type (a kind) or fields (a nested table: its own entries), default,
+-- description (one line), `optional` (nil is allowed and the default), `host` (the host reads
+-- it: M.for_host() sends it; for a nested table, all of its fields), `planned` (accepted and
+-- documented, not used yet).
+M.schema = {
+  {
+    name = "chat_filetypes",
+    type = T.strings,
+    default = { "codecompanion", "llm-sidekick", "markdown.chat" },
+    description = "Buffers of these filetypes are attached automatically.",
+  },
+  {
+    name = "chat_patterns",
+    type = T.strings,
+    default = { "*.chat.md" },
+    description = "Buffers whose name matches one of these globs are attached, whatever their filetype.",
+  },
+  {
+    name = "roles",
+    host = true,
+    description = "Names of the role headers that split a buffer into messages.",
+    fields = {
+      { name = "user", type = T.strings, default = { "Me", "User", "USER" }, description = "Headers of the user's messages." },
+      {
+        name = "assistant",
+        type = T.strings,
+        default = { "CodeCompanion", "Assistant", "ASSISTANT", "LLM" },
+        description = "Headers of the LLM's replies; tool calls are taken from these only.",
+      },
+      { name = "system", type = T.strings, default = { "System", "SYSTEM" }, description = "Headers of system prompts." },
+    },
+  },
+  {
+    name = "auto_run",
+    type = either(T.boolean, T.func),
+    default = true,
+    planned = true,
+    description = "Run the auto-acceptable calls of a finished reply; a function(buf) decides per buffer.",
+  },
+  {
+    name = "auto_run_idle_ms",
+    type = T.ms,
+    default = 1500,
+    planned = true,
+    description = "A reply counts as finished when its buffer has not changed for this long.",
+  },
+  {
+    name = "run_all",
+    type = one_of("sequential", "parallel"),
+    default = "sequential",
+    planned = true,
+    description = ":ToolRunAll runs the calls one after another, or up to max_concurrent at once.",
+  },
+  {
+    name = "confirm_run_all",
+    type = T.boolean,
+    default = true,
+    planned = true,
+    description = ":ToolRunAll asks once before it runs calls that need approval.",
+  },
+  {
+    name = "max_concurrent",
+    type = T.count,
+    default = 4,
+    host = true,
+    description = "Jobs running at once; the rest wait in a FIFO queue.",
+  },
+  {
+    name = "timeout_ms",
+    type = T.ms,
+    default = 120000,
+    host = true,
+    description = "Per job, 0 = none: SIGTERM to its process group, SIGKILL after kill_grace_ms.",
+  },
+  {
+    name = "max_timeout_ms",
+    type = T.count,
+    default = 600000,
+    host = true,
+    description = "Upper bound of a timeout_ms the model writes into a call (a value <= 0 means this bound).",
+  },
+  {
+    name = "kill_grace_ms",
+    type = T.ms,
+    default = 2000,
+    host = true,
+    description = "Between SIGTERM and SIGKILL on timeout or cancel.",
+  },
+  {
+    name = "shell",
+    type = T.string,
+    optional = true,
+    host = true,
+    description = "Shell of run_terminal_command; nil: bash when on PATH, else sh (never 'shell' or $SHELL).",
+  },
+  {
+    name = "root",
+    type = T.string,
+    optional = true,
+    description = "Project root, the cwd of every job; nil: Neovim's cwd when the buffer is attached.",
+  },
+  {
+    name = "allow",
+    planned = true,
+    description = "What auto-run may run without asking.",
+    fields = {
+      {
+        name = "commands",
+        type = T.commands,
+        optional = true,
+        description = 'Literal word lists, "git status" or { "git log", deny = { "--output" } }; nil: the built-in read-only list.',
+      },
+    },
+  },
+  {
+    name = "auto_accept_edits",
+    type = T.boolean,
+    default = false,
+    planned = true,
+    description = "Auto-run the tools that edit files too.",
+  },
+  {
+    name = "tools",
+    type = T.table,
+    default = {},
+    planned = true,
+    description = "Custom tools: name = { cmd | cmds | fn, params, auto_accept, timeout_ms, cwd, env, description }.",
+  },
+  {
+    name = "output",
+    host = true,
+    description = "Output of jobs in the buffer and in their log files.",
+    fields = {
+      {
+        name = "max_lines",
+        type = T.count,
+        default = 200,
+        description = "Lines written into a result block, both streams together.",
+      },
+      {
+        name = "stream_lines",
+        type = T.count,
+        default = 15,
+        description = "Last lines of a running job's output shown under its block.",
+      },
+      {
+        name = "stream_interval_ms",
+        type = T.count,
+        default = 100,
+        description = "Least time between two updates of those lines.",
+      },
+      {
+        name = "log_max_bytes",
+        type = T.count,
+        default = 64 * 1024 * 1024,
+        description = "Size cap of each job's log file.",
+      },
+    },
+  },
+  {
+    name = "history_max",
+    type = T.count,
+    default = 500,
+    host = true,
+    description = "Jobs kept in the history file, with their logs; older ones are deleted.",
+  },
+  {
+    name = "keymaps",
+    type = either(T.table, T.no),
+    description = "Buffer-local keys in chat buffers; false turns them all off, a key set to false only that one.",
+    fields = {
+      { name = "run", type = key, default = "<leader>tr", description = ":ToolRun" },
+      { name = "run_all", type = key, default = "<leader>ta", planned = true, description = ":ToolRunAll" },
+      { name = "cancel", type = key, default = "<leader>tc", description = ":ToolCancel" },
+      { name = "reject", type = key, default = "<leader>tx", planned = true, description = ":ToolReject" },
+      { name = "output", type = key, default = "<leader>to", description = ":ToolOutput" },
+    },
+  },
+  {
+    name = "log_level",
+    type = one_of("debug", "info", "warn", "error", "off"),
+    default = "warn",
+    description = "Level of the host's log file (:ToolhostLog).",
+  },
+  {
+    name = "binary",
+    type = T.string,
+    optional = true,
+    description = "Path of the toolhost binary; nil: build/toolhost in the plugin's directory.",
+  },
+}
+
+-- name -> entry, for every level of the schema.
+local function index(entries)
+  local by_name = {}
+  for _, entry in ipairs(entries) do
+    by_name[entry.name] = entry
+    if entry.fields then
+      entry.type = entry.type or T.table
+      entry.index = index(entry.fields)
+    end
+  end
+  return by_name
+end
+local by_name = index(M.schema)
+
+local function describe(v)
+  if type(v) == "string" then
+    return ("%q"):format(v)
+  elseif type(v) == "table" or type(v) == "function" then
+    return "a " .. type(v)
+  end
+  return tostring(v)
+end
+
+-- The first problem of `value` against `entries`, named by its full path; nil when none.
+local function check(entries, names, value, prefix)
+  local unknown = {}
+  for name in pairs(value) do
+    if not names[name] then
+      unknown[#unknown + 1] = tostring(name)
+    end
+  end
+  if #unknown > 0 then
+    table.sort(unknown)
+    return ("unknown option `%s%s`"):format(prefix, unknown[1])
+  end
+  for _, entry in ipairs(entries) do
+    local v, path = value[entry.name], prefix .. entry.name
+    if v ~= nil then
+      if not entry.type.check(v) then
+        return ("%s: expected %s, got %s"):format(path, entry.type.expected, describe(v))
+      end
+      if entry.fields and type(v) == "table" then
+        local err = check(entry.fields, entry.index, v, path .. ".")
+        if err then
+          return err
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- `value` (already checked) over the defaults: a nested table merges field by field, any
+-- other value (lists included) replaces the default whole.
+local function merge(entries, value)
+  local out = {}
+  for _, entry in ipairs(entries) do
+    local v = value and value[entry.name]
+    if entry.fields and (v == nil or type(v) == "table") then
+      out[entry.name] = merge(entry.fields, v)
+    elseif v == nil then
+      out[entry.name] = vim.deepcopy(entry.default)
+    else
+      out[entry.name] = v
+    end
+  end
+  return out
+end
+
+-- A fresh table of every option's default.
+function M.defaults()
+  return merge(M.schema, nil)
+end
+
+M.options = M.defaults()
+
+-- Returns the merged options, or nil and an error text naming the bad or unknown key by its
+-- full path (`output.max_lines: expected a whole number > 0, got "x"`).
+function M.validate(opts)
+  if opts == nil then
+    opts = {}
+  end
+  if type(opts) ~= "table" then
+    return nil, "options: expected a table, got " .. describe(opts)
+  end
+  local err = check(M.schema, by_name, opts, "")
+  if err then
     return nil, err
   end
-  for key, value in pairs(merged.roles) do
-    if not is_list_of_strings(value) then
-      return nil, "roles." .. tostring(key) .. ": expected a list of names"
-    end
-  end
-  for _, key in ipairs({ "max_lines", "stream_lines", "stream_interval_ms", "log_max_bytes" }) do
-    if not positive(merged.output[key]) then
-      return nil, "output." .. key .. ": expected a number > 0"
-    end
-  end
-  return merged
+  return merge(M.schema, opts)
 end
 
 function M.set(opts)
@@ -110,19 +366,24 @@ function M.set(opts)
   return merged
 end
 
--- What the host needs, as plain data (functions stay in Lua).
-function M.for_host()
-  local o = M.options
-  return {
-    timeout_ms = o.timeout_ms,
-    max_timeout_ms = o.max_timeout_ms,
-    kill_grace_ms = o.kill_grace_ms,
-    max_concurrent = o.max_concurrent,
-    shell = o.shell,
-    roles = o.roles,
-    output = o.output,
-    history_max = o.history_max,
-  }
+local function host_part(entries, value, all)
+  local out = {}
+  for _, entry in ipairs(entries) do
+    if all or entry.host then
+      local v = value[entry.name]
+      if entry.fields and type(v) == "table" then
+        v = host_part(entry.fields, v, true)
+      end
+      out[entry.name] = v
+    end
+  end
+  return out
+end
+
+-- What the host needs of `options` (default: the current options), as plain data: the
+-- options marked `host` in the schema. Functions stay in Lua; nil options are left out.
+function M.for_host(options)
+  return host_part(M.schema, options or M.options, false)
 end
 
 function M.is_chat_buffer(buf)

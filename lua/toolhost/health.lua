@@ -13,10 +13,10 @@ function M.check()
   start("toolhost")
 
   local v = vim.version()
-  local level = vim.fn.api_info().version.api_level
-  info(("Neovim %d.%d.%d, API level %d"):format(v.major, v.minor, v.patch, level))
-  info("extmark invalidate (0.10+): " .. (level >= 12 and "yes" or "no"))
-  info("User autocmd data (0.8+): " .. (level >= 10 and "yes" or "no, vim.g.toolhost_event is used"))
+  local features = require("toolhost.features")
+  info(("Neovim %d.%d.%d, API level %d"):format(v.major, v.minor, v.patch, features.api_level))
+  info("extmark invalidate (0.10+): " .. (features.has_extmark_invalidate and "yes" or "no"))
+  info("User autocmd data (0.8+): " .. (features.has_autocmd_data and "yes" or "no, vim.g.toolhost_event is used"))
 
   local bin = host.binary()
   if vim.fn.executable(bin) ~= 1 then

@@ -1,10 +1,14 @@
 -- Starts the toolhost process on first use, keeps its channel, restarts it on request and
 -- notices when it dies.
 local config = require("toolhost.config")
+local features = require("toolhost.features")
 
 local M = {}
 
-local state = { chan = nil, job = nil, attached = {}, pgids = {} }
+-- The current host: its job/channel id, the buffers it serves, and the process groups it
+-- reported running (pgids) plus whether we asked it to stop; one `proc` table per process, so
+-- an old host's exit after a restart only ever touches its own.
+local state = { chan = nil, job = nil, attached = {}, proc = { pgids = {} } }
 
 -- Answers to M.call(): token -> callback. The host answers with nvim_exec_lua(resolve).
 local pending, next_token = {}, 0
@@ -32,25 +36,22 @@ end
 
 -- Neovim 0.7 has no stdpath("state"): the state dir lives under "data" there (SPEC 6).
 function M.dirs()
-  local ok, state_home = pcall(vim.fn.stdpath, "state")
-  if not ok or type(state_home) ~= "string" then
-    state_home = vim.fn.stdpath("data")
-  end
+  local state_home = vim.fn.stdpath(features.has_stdpath_state and "state" or "data")
   local cache = vim.fn.stdpath("cache") .. "/toolhost"
   return { state = state_home .. "/toolhost", cache = cache, log = cache .. "/toolhost.log" }
 end
 
-local function kill_orphaned_groups()
+local function kill_orphaned_groups(proc)
   -- The host reports every job's process group; if it died, its jobs must not live on.
-  for pgid in pairs(state.pgids) do
+  for pgid in pairs(proc.pgids) do
     pcall(vim.loop.kill, -pgid, "sigterm")
   end
-  state.pgids = {}
+  proc.pgids = {}
 end
 
 function M.track_pgid(pgid, running)
   if pgid and pgid > 0 then
-    state.pgids[pgid] = running or nil
+    state.proc.pgids[pgid] = running or nil
   end
 end
 
@@ -80,25 +81,25 @@ function M.ensure()
     "--log-level", config.options.log_level,
   }
   local job
+  local proc = { pgids = {}, stopping = false }
   job = vim.fn.jobstart(cmd, {
     rpc = true,
     on_exit = function(_, code)
+      kill_orphaned_groups(proc)
       if state.job ~= job then
-        return
+        return -- a host stopped by restart(): the current state belongs to its successor
       end
-      state.chan, state.job, state.attached = nil, nil, {}
-      kill_orphaned_groups()
+      state.chan, state.job, state.attached, state.proc = nil, nil, {}, { pgids = {} }
       fail_pending("toolhost exited")
-      if code ~= 0 and not state.stopping then
+      if code ~= 0 and not proc.stopping then
         vim.notify(("toolhost exited (code %d); see :ToolhostLog"):format(code), vim.log.levels.ERROR)
       end
-      state.stopping = false
     end,
   })
   if job <= 0 then
     return nil, "cannot start " .. bin
   end
-  state.job, state.chan = job, job
+  state.job, state.chan, state.proc = job, job, proc
   vim.rpcnotify(job, "toolhost.setup", config.for_host())
   return job
 end
@@ -162,20 +163,23 @@ function M.forget(buf)
   state.attached[buf] = nil
 end
 
+-- Closes the host's channel; it then ends its jobs and exits on its own (SPEC 6: SIGKILL to
+-- what is left after 300 ms, gone within 1 s).
 function M.stop()
   if state.job then
-    state.stopping = true
+    state.proc.stopping = true
     vim.fn.jobstop(state.job)
   end
 end
 
+-- Stops the host without waiting for it to exit (jobwait() would freeze the editor for the
+-- old host's shutdown grace) and forgets it at once, so that the next ensure() starts a new
+-- host right away. Answers the old host still owed fail now; its on_exit only kills the
+-- process groups it had reported. Returns the buffers it served, to attach again.
 function M.restart()
   local buffers = vim.tbl_keys(state.attached)
   M.stop()
-  if state.job then
-    vim.fn.jobwait({ state.job }, 2000)
-  end
-  state.chan, state.job, state.attached = nil, nil, {}
+  state.chan, state.job, state.attached, state.proc = nil, nil, {}, { pgids = {} }
   fail_pending("toolhost restarted")
   return buffers
 end

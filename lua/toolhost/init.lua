@@ -132,15 +132,17 @@ function M.output(id, since, callback)
   end)
 end
 
--- e.g. "⟳2 ✓5 ✗1"; empty when nothing ran.
+-- e.g. "⟳2 ✓5 ✗1"; empty when nothing ran. Counts the jobs of this Neovim's buffers, not the
+-- whole history that jobs() lists.
 function M.statusline()
   local running, ok, failed = 0, 0, 0
   for _, job in pairs(require("toolhost.ui").jobs) do
-    if job.status == "running" or job.status == "queued" then
+    local status = job.buf and job.status -- nil: another session's or Neovim's job
+    if status == "running" or status == "queued" then
       running = running + 1
-    elseif job.status == "succeeded" then
+    elseif status == "succeeded" then
       ok = ok + 1
-    else
+    elseif status then
       failed = failed + 1
     end
   end
@@ -151,8 +153,15 @@ function M.statusline()
   return table.concat(parts, " ")
 end
 
+-- Starts a new host at once and attaches the buffers again; the old host winds down on its
+-- own (its jobs end) without Neovim waiting for it.
 function M.restart()
   local buffers = host.restart()
+  local chan, err = host.ensure()
+  if not chan then
+    vim.notify(err, vim.log.levels.ERROR)
+    return
+  end
   for _, buf in ipairs(buffers) do
     if vim.api.nvim_buf_is_valid(buf) then
       require("toolhost.ui").forget_buffer(buf)

@@ -7,12 +7,10 @@ local api = vim.api
 local ns = api.nvim_create_namespace("toolhost")
 M.namespace = ns
 
-local api_level = vim.fn.api_info().version.api_level
-local has_invalidate = api_level >= 12 -- extmark `invalidate` (0.10)
-local has_autocmd_data = api_level >= 10 -- User autocmd `data` (0.8)
+local features = require("toolhost.features")
 
 local buffers = {} -- buf -> per-buffer state
-M.jobs = {} -- job id -> latest summary from the host (statusline, :ToolJobs)
+M.jobs = {} -- job id -> latest record from the host (jobs(), job(), statusline)
 
 local function state(buf)
   local st = buffers[buf]
@@ -49,7 +47,7 @@ local function set_mark(buf, st, key, row, last)
   row = math.max(0, math.min(row, count - 1))
   last = math.max(row, math.min(last, count - 1))
   local opts = { id = st.marks[key], end_row = last, end_col = 0 }
-  if has_invalidate then
+  if features.has_extmark_invalidate then
     opts.invalidate = true
   end
   local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, opts)
@@ -234,7 +232,7 @@ end
 local function fire(name, data)
   vim.g.toolhost_event = data
   local opts = { pattern = name, modeline = false }
-  if has_autocmd_data then
+  if features.has_autocmd_data then
     opts.data = data
   end
   pcall(api.nvim_exec_autocmds, "User", opts)
@@ -244,8 +242,28 @@ M.fire = fire
 
 local applying, queue = false, {}
 
+-- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
+-- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
+-- a host, so a job keeps the `buf` this Neovim knew when the new record has none. Process
+-- groups are not tracked from it: a running job there may be another host's (a peer sharing
+-- the state dir, or the host a restart left winding down).
+local function replace_jobs(all)
+  local jobs = {}
+  for _, job in ipairs(all) do
+    local known = M.jobs[job.id]
+    if job.buf == nil and known then
+      job.buf = known.buf
+    end
+    jobs[job.id] = job
+  end
+  M.jobs = jobs
+end
+
 local function apply_one(batch)
   local results = {}
+  if batch.all_jobs then
+    replace_jobs(batch.all_jobs)
+  end
   for _, entry in ipairs(batch.buffers or {}) do
     apply_buffer(entry, results)
   end

@@ -25,6 +25,27 @@ TEST(Health, ReportsBinaryHostAndFeatures) {
   EXPECT_EQ(report.find("ERROR"), std::string::npos) << report;
 }
 
+TEST(Health, FeaturesFollowTheApiLevel) {
+  NvimHarness nvim;
+  json f = nvim.lua(R"(
+    local f = require("toolhost.features")
+    return { f.api_level, vim.fn.api_info().version.api_level, f.has_extmark_invalidate,
+             f.has_autocmd_data, f.has_stdpath_state }
+  )");
+  int level = f[1].get<int>();
+  EXPECT_EQ(f[0], level);
+  EXPECT_EQ(f[2], level >= 12) << "extmark invalidate is 0.10+";
+  EXPECT_EQ(f[3], level >= 10) << "autocmd data is 0.8+";
+  EXPECT_EQ(f[4], level >= 10) << "stdpath('state') is 0.8+";
+  std::string report;
+  nvim.command("checkhealth toolhost");
+  report = joined(nvim.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"));
+  EXPECT_NE(report.find("API level " + std::to_string(level)), std::string::npos) << report;
+  EXPECT_NE(report.find(std::string("extmark invalidate (0.10+): ") + (level >= 12 ? "yes" : "no")),
+            std::string::npos)
+      << report;
+}
+
 TEST(Health, MissingBinaryIsAClearError) {
   NvimHarness nvim(json{{"binary", "/nonexistent/toolhost"}});
   nvim.lua(R"(

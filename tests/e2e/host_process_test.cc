@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <uv.h>
 
+#include "e2e/nvim_harness.h"
 #include "rpc/convert.h"
 #include "rpc/peer.h"
 
@@ -230,6 +231,77 @@ TEST(HostProcess, ClosedChannelEndsRunningJobs) {
   ASSERT_TRUE(host.run_until([&] { return host.exited_; }));
   EXPECT_EQ(host.exit_status_, 0);
   EXPECT_TRUE(wait_for_exit(pgid, 5000)) << "job " << pgid << " outlived the host";
+}
+
+// Forwards, as notification "stream", the streamed lines of a running job once they hold `text`.
+void forward_stream_text(NvimHarness& nvim, const std::string& text) {
+  nvim.listen("stream");
+  nvim.lua(R"(
+    local chan, text = ...
+    local ui = require("toolhost.ui")
+    local apply = ui.apply
+    ui.apply = function(batch)
+      for _, entry in ipairs(batch.buffers or {}) do
+        for _, s in ipairs(entry.stream or {}) do
+          if vim.tbl_contains(s.lines, text) then
+            vim.rpcnotify(chan, "stream", s.lines)
+          end
+        end
+      end
+      return apply(batch)
+    end
+  )",
+           json::array({nvim.channel(), text}));
+}
+
+// :ToolhostRestart never waits for the old host. Its job ignores SIGTERM, so the old host
+// needs its shutdown grace (SIGKILL after ~300 ms) before it can exit; restart() returns
+// before that, a new host answers at once, and the chat buffer is served by the new host.
+TEST(HostRestart, ReturnsAtOnceWhileTheOldHostWindsDown) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobStarted");
+  nvim.forward_user_event("ToolhostJobFinished");
+  forward_stream_text(nvim, "started");
+  int64_t buf = nvim.open_fixture("trap_block.chat.md", "restart.chat.md");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
+  nvim.command("ToolRun");
+  std::string id = nvim.wait_for("ToolhostJobStarted")["id"];
+  nvim.wait_for("stream");  // the trap is set: SIGTERM alone no longer ends the job
+  int pgid = nvim.lua("return require('toolhost').job(...).pgid", {id}).get<int>();
+  ASSERT_GT(pgid, 0);
+
+  json after = nvim.lua(R"(
+    local buf = ...
+    local host = require("toolhost.host")
+    local old_chan = host.channel()
+    local old_pid = vim.fn.jobpid(old_chan)
+    require("toolhost").restart()
+    local old_alive = vim.loop.kill(old_pid, 0) == 0
+    local new_chan = host.channel()
+    local pong = new_chan and vim.rpcrequest(new_chan, "toolhost.ping") or {}
+    return { old_pid = old_pid, old_alive = old_alive, old_chan = old_chan,
+             new_chan = new_chan or vim.NIL, new_pid = pong.pid or vim.NIL,
+             attached = host.is_attached(buf) }
+  )",
+                        json::array({buf}));
+  int old_pid = after["old_pid"].get<int>();
+  EXPECT_TRUE(after["old_alive"].get<bool>()) << "restart() waited for the old host to exit";
+  ASSERT_TRUE(after["new_chan"].is_number()) << after.dump();
+  EXPECT_NE(after["new_chan"], after["old_chan"]);
+  EXPECT_NE(after["new_pid"], after["old_pid"]);
+  EXPECT_TRUE(after["attached"].get<bool>());
+
+  // The new host has the buffer again: the second block runs there.
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {11, 0})");
+  nvim.command("ToolRun");
+  json finished = nvim.wait_for("ToolhostJobFinished");
+  EXPECT_EQ(finished["status"], "succeeded") << finished.dump();
+  EXPECT_EQ(finished["buf"], buf);
+
+  // The old host ends its job and exits on its own, leaving nothing behind.
+  EXPECT_TRUE(wait_for_exit(old_pid, 5000)) << "old host " << old_pid << " did not exit";
+  EXPECT_TRUE(wait_for_exit(pgid, 5000)) << "job " << pgid << " outlived the old host";
+  EXPECT_EQ(nvim.lua("return require('toolhost.host').channel()"), after["new_chan"]);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 // :ToolJobs, :ToolOutput and the jobs.* queries, through a real Neovim and the real host.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "e2e/nvim_harness.h"
@@ -123,6 +125,75 @@ TEST(JobsQueries, AnswerWithResultsAndClearErrors) {
   EXPECT_EQ(missing["err"], "no job th-999999");
   json unknown = host_call(nvim, "jobs.nope", json::object());
   EXPECT_EQ(unknown["err"], "unknown method jobs.nope");
+}
+
+// Forwards, as notification "all_jobs", the ids of every `all_jobs` list ui.apply() applied.
+void forward_all_jobs(NvimHarness& nvim) {
+  nvim.listen("all_jobs");
+  nvim.lua(R"(
+    local chan = ...
+    local ui = require("toolhost.ui")
+    local apply = ui.apply
+    ui.apply = function(batch)
+      local result = apply(batch)
+      if batch.all_jobs then
+        vim.rpcnotify(chan, "all_jobs", vim.tbl_map(function(job) return job.id end, batch.all_jobs))
+      end
+      return result
+    end
+  )",
+           json::array({nvim.channel()}));
+}
+
+// Waits until an applied `all_jobs` list holds job `id`.
+void wait_all_jobs_with(NvimHarness& nvim, const std::string& id) {
+  for (;;) {
+    json ids = nvim.wait_for("all_jobs");
+    if (std::find(ids.begin(), ids.end(), json(id)) != ids.end()) return;
+  }
+}
+
+// toolhost.jobs() (Lua's mirror, no request) lists what jobs.list, and so :ToolJobs, lists.
+void expect_jobs_match_jobs_list(NvimHarness& nvim) {
+  json listed = host_call(nvim, "jobs.list", json::object());
+  ASSERT_TRUE(listed["err"].is_null()) << listed.dump();
+  json from_host = json::array();
+  for (const auto& job : listed["result"]["jobs"]) {
+    from_host.push_back({{"id", job["id"]}, {"status", job["status"]}, {"call_id", job["call_id"]}});
+  }
+  json from_lua = nvim.lua(R"(
+    return vim.tbl_map(function(job)
+      return { id = job.id, status = job.status, call_id = job.call_id }
+    end, require("toolhost").jobs())
+  )");
+  EXPECT_EQ(from_lua, from_host);
+}
+
+// History included: the jobs of another Neovim that shares the state dir, known from history
+// at each host start, right after a restart too.
+TEST(JobsQueries, LuaJobsListsTheSameJobsAsJobsListAlsoAfterARestart) {
+  NvimHarness other;
+  other.forward_user_event("ToolhostJobFinished");
+  other.open_fixture("bash_block.chat.md", "other.chat.md");
+  std::string before = run_block(other, 5)["id"];
+
+  NvimHarness nvim(json::object(), &other);
+  nvim.forward_user_event("ToolhostJobFinished");
+  forward_all_jobs(nvim);
+  nvim.open_fixture("two_blocks.chat.md", "mine.chat.md");
+  wait_all_jobs_with(nvim, before);
+  json mine = run_block(nvim, 10);
+  ASSERT_EQ(mine["status"], "failed");
+  expect_jobs_match_jobs_list(nvim);
+
+  // A job the other Neovim runs now: this host reads it from history when it starts again.
+  other.open_fixture("bash_block.chat.md", "other2.chat.md");
+  std::string after = run_block(other, 5)["id"];
+  nvim.lua("require('toolhost').restart()");
+  wait_all_jobs_with(nvim, after);
+  expect_jobs_match_jobs_list(nvim);
+  json ids = nvim.lua("return vim.tbl_map(function(j) return j.id end, require('toolhost').jobs())");
+  EXPECT_EQ(ids, json::array({after, mine["id"], before}));
 }
 
 }  // namespace

@@ -13,10 +13,11 @@
 namespace toolhost::e2e {
 namespace fs = std::filesystem;
 
-NvimHarness::NvimHarness(const nlohmann::json& setup_opts) {
+NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* share_dirs) {
   uv_loop_init(&loop_);
   char pattern[] = "/tmp/toolhost-e2e-XXXXXX";
   temp_dir_ = ::mkdtemp(pattern);
+  xdg_root_ = share_dirs ? share_dirs->xdg_root_ : temp_dir_;
 
   int to_nvim[2], from_nvim[2];
   if (::pipe2(to_nvim, O_CLOEXEC) || ::pipe2(from_nvim, O_CLOEXEC)) {
@@ -25,7 +26,7 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts) {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
   for (const char* name : {"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}) {
-    env_strings.push_back(std::string(name) + "=" + temp_dir_ + "/" + name);
+    env_strings.push_back(std::string(name) + "=" + xdg_root_ + "/" + name);
   }
   std::vector<char*> env;
   for (auto& s : env_strings) env.push_back(s.data());

@@ -19,8 +19,10 @@ namespace toolhost::e2e {
 class NvimHarness {
  public:
   // Starts Neovim with XDG dirs under a fresh temporary directory, loads the plugin and
-  // calls setup() with `setup_opts` merged over the test defaults.
-  explicit NvimHarness(const nlohmann::json& setup_opts = nlohmann::json::object());
+  // calls setup() with `setup_opts` merged over the test defaults. With `share_dirs`, its XDG
+  // dirs are those of that (longer-lived) instance: two Neovims sharing toolhost's state dir.
+  explicit NvimHarness(const nlohmann::json& setup_opts = nlohmann::json::object(),
+                       const NvimHarness* share_dirs = nullptr);
   ~NvimHarness();
 
   // Synchronous from the test's point of view; throws on an error response or timeout.
@@ -56,6 +58,7 @@ class NvimHarness {
   bool exited_ = false;
   std::unique_ptr<rpc::Peer> peer_;
   std::string temp_dir_;
+  std::string xdg_root_;  // temp_dir_, or the one of the instance it shares dirs with
   int64_t channel_ = 0;
   std::deque<std::pair<std::string, nlohmann::json>> notifications_;
 };

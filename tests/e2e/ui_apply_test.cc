@@ -159,5 +159,24 @@ TEST_F(UiApply, ExtmarkFollowsTheBlockThroughEdits) {
   EXPECT_EQ(marks[0][3]["end_row"], 6);
 }
 
+// `all_jobs` replaces the job mirror wholesale before the same batch's `jobs` entries update
+// single records; a job keeps the buffer this Neovim knew for it.
+TEST_F(UiApply, AllJobsReplacesTheJobMirrorBeforeSingleUpdates) {
+  apply(json::object(), {{"jobs", json::array({{{"id", "th-1"}, {"status", "running"}, {"buf", buf_}},
+                                               {{"id", "th-9"}, {"status", "running"}}})}});
+  apply(json::object(),
+        {{"all_jobs", json::array({{{"id", "th-1"}, {"status", "interrupted"}},
+                                   {{"id", "th-2"}, {"status", "succeeded"}}})},
+         {"jobs", json::array({{{"id", "th-2"}, {"status", "failed"}}})}});
+  json jobs = nvim_.lua(R"(
+    return vim.tbl_map(function(j) return { j.id, j.status, j.buf or vim.NIL } end,
+                       require("toolhost").jobs())
+  )");
+  EXPECT_EQ(jobs, json::parse(R"([["th-2", "failed", null], ["th-1", "interrupted", )" +
+                              std::to_string(buf_) + "]]"));
+  // The statusline counts this Neovim's jobs (those with a buffer), not the whole history.
+  EXPECT_EQ(nvim_.lua("return require('toolhost').statusline()"), "✗1");
+}
+
 }  // namespace
 }  // namespace toolhost::e2e

@@ -1,0 +1,13 @@
+-- What this Neovim can do, decided once from its API level (SPEC 11: never by trying and
+-- failing in front of the user). 0.7 = 9, 0.8 = 10, 0.9 = 11, 0.10 = 12, 0.11 = 13.
+local api_level = vim.fn.api_info().version.api_level
+
+return {
+  api_level = api_level,
+  -- nvim_buf_set_extmark() `invalidate` (0.10); 0.7 rejects the key.
+  has_extmark_invalidate = api_level >= 12,
+  -- nvim_exec_autocmds() / User autocmd `data` (0.8); 0.7 has only vim.g.toolhost_event.
+  has_autocmd_data = api_level >= 10,
+  -- stdpath("state") (0.8); 0.7 keeps state under stdpath("data").
+  has_stdpath_state = api_level >= 10,
+}
