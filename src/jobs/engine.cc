@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/fs.h"
 #include "base/log.h"
 #include "jobs/job_json.h"
 
@@ -15,34 +16,6 @@ extern char** environ;
 
 namespace toolhost::jobs {
 namespace {
-
-void make_dirs(const std::string& dir) {
-  for (size_t slash = 1; slash != std::string::npos; slash = dir.find('/', slash + 1)) {
-    ::mkdir(dir.substr(0, slash).c_str(), 0700);
-  }
-  ::mkdir(dir.c_str(), 0700);
-}
-
-uint64_t number_of(std::string_view id) {
-  if (id.substr(0, 3) != "th-" || id.size() == 3) return 0;
-  uint64_t n = 0;
-  for (char c : id.substr(3)) {
-    if (c < '0' || c > '9') return 0;
-    n = n * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return n;
-}
-
-bool write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
 
 bool has_key(const std::vector<std::pair<std::string, std::string>>& env, std::string_view entry) {
   return std::any_of(env.begin(), env.end(), [&](const auto& kv) {
@@ -55,7 +28,7 @@ bool has_key(const std::vector<std::pair<std::string, std::string>>& env, std::s
 
 Engine::Engine(uv_loop_t* loop, EngineOptions options)
     : loop_(loop), options_(std::move(options)), history_(loop, options_.state_dir) {
-  if (!options_.cache_dir.empty()) make_dirs(options_.cache_dir + "/jobs");
+  if (!options_.cache_dir.empty()) base::make_dirs(options_.cache_dir + "/jobs");
   for (const nlohmann::json& record : history_.load()) {
     JobInfo info = job_from_json(record);
     if (info.number == 0) continue;
@@ -206,7 +179,7 @@ void Engine::on_output(Job& job, std::string_view data) {
                           std::min<uint64_t>(options_.log_max_bytes - job.log_data, data.size()))
                     : 0;
   if (room > 0) {
-    if (write_all(job.log_fd, data.data(), room)) {
+    if (base::write_all(job.log_fd, data.substr(0, room))) {
       job.log_data += room;
       job.log_last = data[room - 1];
       job.info.log_bytes = job.log_data;
@@ -225,7 +198,7 @@ void Engine::close_log(Job& job) {
                           "[toolhost: " + std::to_string(job.log_dropped) +
                           " bytes dropped: the log is capped at " +
                           std::to_string(options_.log_max_bytes) + " bytes]\n";
-    if (write_all(job.log_fd, trailer.data(), trailer.size())) {
+    if (base::write_all(job.log_fd, trailer)) {
       job.info.log_bytes = job.log_data + trailer.size();
     }
   }
@@ -293,7 +266,7 @@ void Engine::delete_log(const std::string& path) const {
 }
 
 bool Engine::cancel(const std::string& id) {
-  auto it = jobs_.find(number_of(id));
+  auto it = jobs_.find(job_number(id));
   if (it == jobs_.end() || is_finished(it->second->info.status)) return false;
   Job& job = *it->second;
   if (job.process) return job.process->terminate(Status::Canceled, options_.kill_grace_ms);
@@ -306,7 +279,7 @@ bool Engine::cancel(const std::string& id) {
 }
 
 const JobInfo* Engine::get(const std::string& id) const {
-  auto it = jobs_.find(number_of(id));
+  auto it = jobs_.find(job_number(id));
   return it == jobs_.end() ? nullptr : &it->second->info;
 }
 

@@ -18,6 +18,8 @@ std::string_view to_string(Status);
 std::optional<Status> status_from_string(std::string_view);
 bool is_finished(Status);
 int64_t wall_clock_ms();
+// The N of a job id "th-N" (decimal digits only); 0 for anything else.
+uint64_t job_number(std::string_view id);
 
 struct JobSpec {
   std::vector<std::string> argv;
