@@ -1,12 +1,6 @@
 #include "jobs/engine.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "base/fs.h"
 #include "base/log.h"
@@ -42,9 +36,7 @@ Engine::Engine(uv_loop_t* loop, EngineOptions options)
       true);
 }
 
-Engine::~Engine() {
-  for (auto& [number, job] : jobs_) close_log(*job);
-}
+Engine::~Engine() = default;  // each Job's JobLog closes itself
 
 void Engine::set_options(EngineOptions options) {
   options.state_dir = options_.state_dir;
@@ -165,45 +157,23 @@ void Engine::start(Job& job) {
 
 void Engine::open_log(Job& job) {
   if (job.info.log_path.empty()) return;
-  job.log_fd = ::open(job.info.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (job.log_fd < 0) {
-    log::warn("jobs: cannot create " + job.info.log_path + ": " + std::strerror(errno));
+  std::string error = job.log.open(job.info.log_path, options_.log_max_bytes);
+  if (!error.empty()) {
+    log::warn("jobs: cannot create " + job.info.log_path + ": " + error);
     job.info.log_path.clear();
   }
 }
 
 void Engine::on_output(Job& job, std::string_view data) {
-  if (job.log_fd < 0) return;
-  size_t room = job.log_data < options_.log_max_bytes
-                    ? static_cast<size_t>(
-                          std::min<uint64_t>(options_.log_max_bytes - job.log_data, data.size()))
-                    : 0;
-  if (room > 0) {
-    if (base::write_all(job.log_fd, data.substr(0, room))) {
-      job.log_data += room;
-      job.log_last = data[room - 1];
-      job.info.log_bytes = job.log_data;
-    } else {
-      room = 0;
-    }
-  }
-  job.log_dropped += data.size() - room;
+  if (!job.log.is_open()) return;
+  job.log.write(data);
+  job.info.log_bytes = job.log.bytes();
 }
 
 void Engine::close_log(Job& job) {
-  if (job.log_fd < 0) return;
-  if (job.log_dropped > 0) {
-    // Past log_max_bytes the log ends with one line saying what is missing (SPEC 6).
-    std::string trailer = std::string(job.log_last == '\n' ? "" : "\n") +
-                          "[toolhost: " + std::to_string(job.log_dropped) +
-                          " bytes dropped: the log is capped at " +
-                          std::to_string(options_.log_max_bytes) + " bytes]\n";
-    if (base::write_all(job.log_fd, trailer)) {
-      job.info.log_bytes = job.log_data + trailer.size();
-    }
-  }
-  ::close(job.log_fd);
-  job.log_fd = -1;
+  if (!job.log.is_open()) return;
+  job.log.close();
+  job.info.log_bytes = job.log.bytes();
 }
 
 void Engine::record_end(const JobInfo& info) {
@@ -262,7 +232,7 @@ void Engine::delete_log(const std::string& path) const {
       path.compare(path.size() - 4, 4, ".log") != 0) {
     return;
   }
-  ::unlink(path.c_str());
+  JobLog::remove(path);
 }
 
 bool Engine::cancel(const std::string& id) {
@@ -316,28 +286,11 @@ OutputChunk Engine::output(const std::string& id, uint64_t since, size_t max_byt
     chunk.eof = chunk.finished;
     return chunk;
   }
-  int fd = ::open(info->log_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    chunk.error = "cannot read " + info->log_path + ": " + std::strerror(errno);
-    chunk.eof = chunk.finished;
-    return chunk;
-  }
-  struct stat st {};
-  uint64_t size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  if (since > size) since = size;
-  size_t want = static_cast<size_t>(std::min<uint64_t>(max_bytes, size - since));
-  chunk.data.resize(want);
-  size_t got = 0;
-  while (got < want) {
-    ssize_t n = ::pread(fd, chunk.data.data() + got, want - got, static_cast<off_t>(since + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  chunk.data.resize(got);
-  chunk.next = since + got;
-  chunk.eof = chunk.finished && chunk.next >= size;
+  JobLog::Slice slice = JobLog::read(info->log_path, since, max_bytes);
+  chunk.data = std::move(slice.data);
+  chunk.next = slice.next;
+  chunk.error = std::move(slice.error);
+  chunk.eof = chunk.finished && (!chunk.error.empty() || chunk.next >= slice.size);
   return chunk;
 }
 

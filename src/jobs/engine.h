@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "jobs/history.h"
+#include "jobs/job_log.h"
 #include "jobs/process.h"
 #include "jobs/types.h"
 
@@ -110,10 +111,7 @@ class Engine {
     JobInfo info;
     JobEvents events;
     std::unique_ptr<Process> process;
-    int log_fd = -1;
-    uint64_t log_data = 0;     // bytes of output written to the log
-    uint64_t log_dropped = 0;  // bytes of output past log_max_bytes
-    char log_last = '\n';      // last byte written to the log
+    JobLog log;  // open while the job runs
   };
 
   Job& create(JobSpec spec);
