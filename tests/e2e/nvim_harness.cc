@@ -1,6 +1,8 @@
 #include "e2e/nvim_harness.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -14,9 +16,13 @@ namespace toolhost::e2e {
 namespace fs = std::filesystem;
 
 NvimHarness::NvimHarness(const nlohmann::json& setup_opts) {
-  uv_loop_init(&loop_);
   char pattern[] = "/tmp/toolhost-e2e-XXXXXX";
-  temp_dir_ = ::mkdtemp(pattern);
+  if (!::mkdtemp(pattern)) {
+    throw std::runtime_error(std::string("cannot create a temporary directory ") + pattern +
+                             ": " + std::strerror(errno));
+  }
+  temp_dir_ = pattern;
+  uv_loop_init(&loop_);
 
   int to_nvim[2], from_nvim[2];
   if (::pipe2(to_nvim, O_CLOEXEC) || ::pipe2(from_nvim, O_CLOEXEC)) {

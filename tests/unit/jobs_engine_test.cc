@@ -75,8 +75,8 @@ TEST_F(JobsEngine, StdinIsDevNull) {
 TEST_F(JobsEngine, EnvironmentAndCwdFollowSpec6) {
   make();
   TempDir dir;
-  ::setenv("TOOLHOST_TEST_INHERITED", "yes", 1);
-  ::setenv("TERM", "xterm-256color", 1);
+  ScopedEnv inherited("TOOLHOST_TEST_INHERITED", "yes");
+  ScopedEnv term("TERM", "xterm-256color");
   JobSpec spec = shell(
       "echo $TOOLHOST $TERM $NO_COLOR $PAGER $GIT_PAGER $TOOLHOST_TEST_INHERITED "
       "$EXTRA; pwd");
