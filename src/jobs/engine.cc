@@ -280,6 +280,9 @@ OutputChunk Engine::output(const std::string& id, uint64_t since, size_t max_byt
     chunk.error = "no job " + id;
     return chunk;
   }
+  // A queued job has no log yet: nothing to read so far, which is not an error (a view that
+  // follows the job keeps asking until it runs).
+  if (info->status == Status::Queued) return chunk;
   chunk.finished = is_finished(info->status);
   if (info->log_path.empty()) {
     chunk.error = "job " + id + " has no log";

@@ -97,7 +97,8 @@ class Engine {
   const JobInfo* find(const std::string& id) const { return get(id); }
   JobList jobs(const JobQuery& query = {}) const;
   std::vector<const JobInfo*> list() const;  // oldest first
-  // Up to `max_bytes` of the job's log from `since`.
+  // Up to `max_bytes` of the job's log from `since`. A queued job's chunk is empty (next =
+  // since, not finished), without an error.
   OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }

@@ -236,6 +236,39 @@ TEST_F(JobsEngine, CancelingAQueuedJobFinishesItCanceled) {
   EXPECT_FALSE(engine.cancel("th-999"));
 }
 
+// Regression: a queued job has no log file yet, and output() answered an error, so the
+// :ToolOutput view stopped following it. It is an empty chunk until the job runs.
+TEST_F(JobsEngine, OutputOfAQueuedJobIsEmptyNotAnError) {
+  TempDir dir;
+  EngineOptions options;
+  options.max_concurrent = 1;
+  options.cache_dir = dir / "cache";
+  Engine& engine = make(options);
+  std::string first = engine.submit(shell("sleep 100"), {});
+  bool finished = false;
+  JobEvents events;
+  events.finished = [&](const JobInfo&) { finished = true; };
+  std::string second = engine.submit(shell("echo hello"), events);
+  ASSERT_EQ(engine.get(second)->status, Status::Queued);
+
+  for (uint64_t since : {0, 7}) {
+    OutputChunk chunk = engine.output(second, since);
+    EXPECT_EQ(chunk.error, "");
+    EXPECT_EQ(chunk.data, "");
+    EXPECT_EQ(chunk.next, since);
+    EXPECT_FALSE(chunk.finished);
+    EXPECT_FALSE(chunk.eof);
+  }
+
+  ASSERT_TRUE(engine.cancel(first));
+  ASSERT_TRUE(run_until(&loop_, [&] { return finished; }));
+  OutputChunk chunk = engine.output(second, 0);
+  EXPECT_EQ(chunk.error, "");
+  EXPECT_EQ(chunk.data, "hello\n");
+  EXPECT_TRUE(chunk.finished);
+  EXPECT_TRUE(chunk.eof);
+}
+
 TEST_F(JobsEngine, ThousandJobsThroughAQueueOfEightLeakNoFd) {
   TempDir dir;
   {
