@@ -41,14 +41,17 @@ local function fetch(buf, id, state)
       require("toolhost.ui").fire("ToolhostViewUpdated", { view = "output", buf = buf, id = id, error = tostring(err) })
       return
     end
-    append(buf, state, result.data or "")
+    local data = result.data or ""
+    append(buf, state, data)
     state.offset = result.next or state.offset
     local info = { view = "output", buf = buf, id = id, offset = state.offset, finished = result.finished == true }
     vim.b[buf].toolhost_output = info
     require("toolhost.ui").fire("ToolhostViewUpdated", info)
-    if result.eof == false then
+    if data ~= "" and result.eof == false then
+      -- A chunk is at most kChunk bytes: more may be there already.
       fetch(buf, id, state)
     elseif result.finished ~= true then
+      -- Nothing new (a queued job, or a running one that is quiet): look again later.
       vim.defer_fn(function()
         fetch(buf, id, state)
       end, kFollowMs)

@@ -1,13 +1,8 @@
 #include "jobs/engine.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
+#include "base/fs.h"
 #include "base/log.h"
 #include "jobs/job_json.h"
 
@@ -15,34 +10,6 @@ extern char** environ;
 
 namespace toolhost::jobs {
 namespace {
-
-void make_dirs(const std::string& dir) {
-  for (size_t slash = 1; slash != std::string::npos; slash = dir.find('/', slash + 1)) {
-    ::mkdir(dir.substr(0, slash).c_str(), 0700);
-  }
-  ::mkdir(dir.c_str(), 0700);
-}
-
-uint64_t number_of(std::string_view id) {
-  if (id.substr(0, 3) != "th-" || id.size() == 3) return 0;
-  uint64_t n = 0;
-  for (char c : id.substr(3)) {
-    if (c < '0' || c > '9') return 0;
-    n = n * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return n;
-}
-
-bool write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
 
 bool has_key(const std::vector<std::pair<std::string, std::string>>& env, std::string_view entry) {
   return std::any_of(env.begin(), env.end(), [&](const auto& kv) {
@@ -55,7 +22,7 @@ bool has_key(const std::vector<std::pair<std::string, std::string>>& env, std::s
 
 Engine::Engine(uv_loop_t* loop, EngineOptions options)
     : loop_(loop), options_(std::move(options)), history_(loop, options_.state_dir) {
-  if (!options_.cache_dir.empty()) make_dirs(options_.cache_dir + "/jobs");
+  if (!options_.cache_dir.empty()) base::make_dirs(options_.cache_dir + "/jobs");
   for (const nlohmann::json& record : history_.load()) {
     JobInfo info = job_from_json(record);
     if (info.number == 0) continue;
@@ -69,9 +36,7 @@ Engine::Engine(uv_loop_t* loop, EngineOptions options)
       true);
 }
 
-Engine::~Engine() {
-  for (auto& [number, job] : jobs_) close_log(*job);
-}
+Engine::~Engine() = default;  // each Job's JobLog closes itself
 
 void Engine::set_options(EngineOptions options) {
   options.state_dir = options_.state_dir;
@@ -192,45 +157,23 @@ void Engine::start(Job& job) {
 
 void Engine::open_log(Job& job) {
   if (job.info.log_path.empty()) return;
-  job.log_fd = ::open(job.info.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (job.log_fd < 0) {
-    log::warn("jobs: cannot create " + job.info.log_path + ": " + std::strerror(errno));
+  std::string error = job.log.open(job.info.log_path, options_.log_max_bytes);
+  if (!error.empty()) {
+    log::warn("jobs: cannot create " + job.info.log_path + ": " + error);
     job.info.log_path.clear();
   }
 }
 
 void Engine::on_output(Job& job, std::string_view data) {
-  if (job.log_fd < 0) return;
-  size_t room = job.log_data < options_.log_max_bytes
-                    ? static_cast<size_t>(
-                          std::min<uint64_t>(options_.log_max_bytes - job.log_data, data.size()))
-                    : 0;
-  if (room > 0) {
-    if (write_all(job.log_fd, data.data(), room)) {
-      job.log_data += room;
-      job.log_last = data[room - 1];
-      job.info.log_bytes = job.log_data;
-    } else {
-      room = 0;
-    }
-  }
-  job.log_dropped += data.size() - room;
+  if (!job.log.is_open()) return;
+  job.log.write(data);
+  job.info.log_bytes = job.log.bytes();
 }
 
 void Engine::close_log(Job& job) {
-  if (job.log_fd < 0) return;
-  if (job.log_dropped > 0) {
-    // Past log_max_bytes the log ends with one line saying what is missing (SPEC 6).
-    std::string trailer = std::string(job.log_last == '\n' ? "" : "\n") +
-                          "[toolhost: " + std::to_string(job.log_dropped) +
-                          " bytes dropped: the log is capped at " +
-                          std::to_string(options_.log_max_bytes) + " bytes]\n";
-    if (write_all(job.log_fd, trailer.data(), trailer.size())) {
-      job.info.log_bytes = job.log_data + trailer.size();
-    }
-  }
-  ::close(job.log_fd);
-  job.log_fd = -1;
+  if (!job.log.is_open()) return;
+  job.log.close();
+  job.info.log_bytes = job.log.bytes();
 }
 
 void Engine::record_end(const JobInfo& info) {
@@ -289,11 +232,11 @@ void Engine::delete_log(const std::string& path) const {
       path.compare(path.size() - 4, 4, ".log") != 0) {
     return;
   }
-  ::unlink(path.c_str());
+  JobLog::remove(path);
 }
 
 bool Engine::cancel(const std::string& id) {
-  auto it = jobs_.find(number_of(id));
+  auto it = jobs_.find(job_number(id));
   if (it == jobs_.end() || is_finished(it->second->info.status)) return false;
   Job& job = *it->second;
   if (job.process) return job.process->terminate(Status::Canceled, options_.kill_grace_ms);
@@ -306,7 +249,7 @@ bool Engine::cancel(const std::string& id) {
 }
 
 const JobInfo* Engine::get(const std::string& id) const {
-  auto it = jobs_.find(number_of(id));
+  auto it = jobs_.find(job_number(id));
   return it == jobs_.end() ? nullptr : &it->second->info;
 }
 
@@ -337,34 +280,20 @@ OutputChunk Engine::output(const std::string& id, uint64_t since, size_t max_byt
     chunk.error = "no job " + id;
     return chunk;
   }
+  // A queued job has no log yet: nothing to read so far, which is not an error (a view that
+  // follows the job keeps asking until it runs).
+  if (info->status == Status::Queued) return chunk;
   chunk.finished = is_finished(info->status);
   if (info->log_path.empty()) {
     chunk.error = "job " + id + " has no log";
     chunk.eof = chunk.finished;
     return chunk;
   }
-  int fd = ::open(info->log_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    chunk.error = "cannot read " + info->log_path + ": " + std::strerror(errno);
-    chunk.eof = chunk.finished;
-    return chunk;
-  }
-  struct stat st {};
-  uint64_t size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  if (since > size) since = size;
-  size_t want = static_cast<size_t>(std::min<uint64_t>(max_bytes, size - since));
-  chunk.data.resize(want);
-  size_t got = 0;
-  while (got < want) {
-    ssize_t n = ::pread(fd, chunk.data.data() + got, want - got, static_cast<off_t>(since + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  chunk.data.resize(got);
-  chunk.next = since + got;
-  chunk.eof = chunk.finished && chunk.next >= size;
+  JobLog::Slice slice = JobLog::read(info->log_path, since, max_bytes);
+  chunk.data = std::move(slice.data);
+  chunk.next = slice.next;
+  chunk.error = std::move(slice.error);
+  chunk.eof = chunk.finished && (!chunk.error.empty() || chunk.next >= slice.size);
   return chunk;
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/config.h"
 #include "jobs/history.h"
+#include "jobs/job_log.h"
 #include "jobs/process.h"
 #include "jobs/types.h"
 
@@ -97,7 +98,8 @@ class Engine {
   const JobInfo* find(const std::string& id) const { return get(id); }
   JobList jobs(const JobQuery& query = {}) const;
   std::vector<const JobInfo*> list() const;  // oldest first
-  // Up to `max_bytes` of the job's log from `since`.
+  // Up to `max_bytes` of the job's log from `since`. A queued job's chunk is empty (next =
+  // since, not finished), without an error.
   OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
@@ -111,10 +113,7 @@ class Engine {
     JobInfo info;
     JobEvents events;
     std::unique_ptr<Process> process;
-    int log_fd = -1;
-    uint64_t log_data = 0;     // bytes of output written to the log
-    uint64_t log_dropped = 0;  // bytes of output past log_max_bytes
-    char log_last = '\n';      // last byte written to the log
+    JobLog log;  // open while the job runs
   };
 
   Job& create(JobSpec spec);

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +13,9 @@
 #include <set>
 #include <sstream>
 
+#include "base/fs.h"
 #include "base/log.h"
+#include "jobs/types.h"
 
 namespace toolhost::jobs {
 namespace {
@@ -34,31 +35,8 @@ uint64_t process_start_time(int pid) {
   return 0;
 }
 
-void make_dirs(const std::string& dir) {
-  for (size_t slash = 1; slash != std::string::npos; slash = dir.find('/', slash + 1)) {
-    ::mkdir(dir.substr(0, slash).c_str(), 0700);
-  }
-  ::mkdir(dir.c_str(), 0700);
-}
-
-uint64_t number_of(const std::string& id) {
-  if (id.rfind("th-", 0) != 0) return 0;
-  return std::strtoull(id.c_str() + 3, nullptr, 10);
-}
-
 std::string dump(const nlohmann::json& line) {
   return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-bool write_all(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 struct Line {
@@ -83,7 +61,7 @@ std::vector<Line> read_lines(const std::string& path) {
 History::History(uv_loop_t* loop, std::string state_dir) : loop_(loop), dir_(std::move(state_dir)) {
   host_ = {{"pid", static_cast<int>(::getpid())}, {"start", process_start_time(::getpid())}};
   if (dir_.empty()) return;
-  make_dirs(dir_);
+  base::make_dirs(dir_);
   path_ = dir_ + "/history.jsonl";
   lock_fd_ = ::open((dir_ + "/history.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock_fd_ < 0) {
@@ -123,7 +101,7 @@ bool History::write_pending() {
   if (pending_.empty()) return true;
   int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return false;
-  bool ok = write_all(fd, pending_);
+  bool ok = base::write_all(fd, pending_);
   ::close(fd);
   if (ok) pending_.clear();
   return ok;
@@ -164,7 +142,7 @@ std::vector<nlohmann::json> History::load() {
   std::vector<nlohmann::json> records = read_records();
   uint64_t max_number = 0;
   for (nlohmann::json& record : records) {
-    max_number = std::max(max_number, number_of(record.value("id", "")));
+    max_number = std::max(max_number, job_number(record.value("id", "")));
     std::string ev = record.value("ev", "");
     if (ev != "queued" && ev != "started") continue;
     if (host_alive(record.value("host", nlohmann::json::object()))) continue;
@@ -226,14 +204,14 @@ void History::trim(size_t keep, const std::function<void(const nlohmann::json&)>
   write_pending();
   std::vector<Line> lines = read_lines(path_);
   std::set<uint64_t> numbers;
-  for (const Line& line : lines) numbers.insert(number_of(line.json["id"].get<std::string>()));
+  for (const Line& line : lines) numbers.insert(job_number(line.json["id"].get<std::string>()));
   if (numbers.size() > keep) {
     uint64_t oldest_kept = keep == 0 ? UINT64_MAX : *std::next(numbers.rbegin(), keep - 1);
     std::string kept;
     std::map<std::string, nlohmann::json> removed;
     for (Line& line : lines) {
       const std::string id = line.json["id"].get<std::string>();
-      if (number_of(id) >= oldest_kept) {
+      if (job_number(id) >= oldest_kept) {
         kept += line.text + "\n";
       } else {
         removed[id].update(line.json);
@@ -241,7 +219,7 @@ void History::trim(size_t keep, const std::function<void(const nlohmann::json&)>
     }
     std::string temp = path_ + ".tmp." + std::to_string(::getpid());
     int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    bool ok = fd >= 0 && write_all(fd, kept);
+    bool ok = fd >= 0 && base::write_all(fd, kept);
     if (fd >= 0) ::close(fd);
     if (ok && ::rename(temp.c_str(), path_.c_str()) == 0) {
       for (const auto& [id, record] : removed) dropped(record);

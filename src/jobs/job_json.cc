@@ -59,7 +59,7 @@ JobInfo job_from_json(const nlohmann::json& json) {
     return it != json.end() && it->is_number() ? it->get<decltype(fallback)>() : fallback;
   };
   job.id = string("id");
-  if (job.id.rfind("th-", 0) == 0) job.number = std::strtoull(job.id.c_str() + 3, nullptr, 10);
+  job.number = job_number(job.id);
   job.spec.call_id = string("call_id");
   job.spec.tool = string("tool");
   if (auto it = json.find("params"); it != json.end()) job.spec.params = *it;

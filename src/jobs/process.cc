@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <csignal>
 
@@ -79,18 +80,18 @@ bool Process::start(const std::vector<std::string>& environment) {
     }
   }
   if (rc != 0) {
+    move_to(State::StartFailed);
     // Report the failure from the loop, so that no event fires inside the caller's submit().
     uv_timer_start(
         &deadline_, [](uv_timer_t* timer) { static_cast<Process*>(timer->data)->finish(); }, 0, 0);
     return false;
   }
-  spawned_ = true;
+  move_to(State::Running);
   info_.pid = process_.pid;
   info_.pgid = process_.pid;
   info_.status = Status::Running;
   for (uv_pipe_t* pipe : {&out_, &err_}) {
     uv_read_start(reinterpret_cast<uv_stream_t*>(pipe), on_alloc, on_read);
-    ++pipes_open_;
   }
   start_timeout();
   return true;
@@ -128,17 +129,17 @@ void Process::on_grace(uv_timer_t* timer) {
   auto* self = static_cast<Process*>(timer->data);
   self->signal_group(SIGKILL);
   // After close() the grace timer outlives the other handles only to deliver this SIGKILL.
-  if (self->closing_) uv_close(as_handle(timer), on_handle_closed);
+  if (self->state_ == State::Closing) uv_close(as_handle(timer), on_handle_closed);
 }
 
 bool Process::terminate(Status reason, uint64_t grace_ms) {
-  if (finished_ || !spawned_) return false;
-  if (exited_) {
+  if (state_ == State::Exited) {
     // The direct child is gone (a late cancel, or a leftover holds the pipes): its exit
     // decides the status; whatever is left in the group goes.
     finish();
     return false;
   }
+  if (state_ != State::Running) return false;  // nothing started, or already finished
   if (stop_reason_ == Status::Running) stop_reason_ = reason;
   signal_group(SIGTERM);
   kill_after(grace_ms);
@@ -146,14 +147,16 @@ bool Process::terminate(Status reason, uint64_t grace_ms) {
 }
 
 void Process::hurry(uint64_t grace_ms) {
-  if (!spawned_) return;
+  if (state_ == State::Created || state_ == State::StartFailed) return;
   // Leftovers found later (when the job ends) get this grace too, not the longer one.
   kill_grace_ms_ = std::min(kill_grace_ms_, grace_ms);
-  if (!finished_ && !exited_) {
+  if (state_ == State::Running) {
     terminate(Status::Canceled, grace_ms);
     kill_after(grace_ms);  // a timeout's or cancel's longer grace may be running
     return;
   }
+  // Exited, Finished or Closing. One that never spawned has no group (pgid 0) and no SIGKILL
+  // pending, so nothing below applies to it.
   if (group_alive()) {
     ::kill(-info_.pgid, SIGTERM);
     kill_after(grace_ms);
@@ -164,7 +167,7 @@ void Process::hurry(uint64_t grace_ms) {
 
 void Process::on_exit(uv_process_t* handle, int64_t exit_status, int term_signal) {
   auto* self = static_cast<Process*>(handle->data);
-  self->exited_ = true;
+  self->move_to(State::Exited);
   self->info_.duration_s = static_cast<double>(uv_hrtime() - self->start_ns_) / 1e9;
   if (term_signal != 0) {
     self->info_.term_signal = term_signal;
@@ -216,25 +219,29 @@ void Process::close_pipe(uv_pipe_t& pipe) {
   if (uv_is_closing(as_handle(&pipe))) return;
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&pipe));
   uv_close(as_handle(&pipe), on_handle_closed);
-  if (spawned_) --pipes_open_;
+}
+
+bool Process::pipes_closed() {
+  return uv_is_closing(as_handle(&out_)) && uv_is_closing(as_handle(&err_));
 }
 
 void Process::maybe_finish() {
-  if (exited_ && pipes_open_ == 0) finish();
+  if (state_ == State::Exited && pipes_closed()) finish();
 }
 
 void Process::finish() {
-  if (finished_) return;
-  finished_ = true;
+  if (state_ != State::StartFailed && state_ != State::Exited) return;
+  const bool spawned = state_ == State::Exited;
+  move_to(State::Finished);
   uv_timer_stop(&deadline_);
   close_pipe(out_);
   close_pipe(err_);
   // Leftover grandchildren (still holding the pipes, or detached from them) go too.
-  if (spawned_ && group_alive()) {
+  if (spawned && group_alive()) {
     ::kill(-info_.pgid, SIGTERM);
     kill_after(kill_grace_ms_);
   }
-  if (!spawned_) {
+  if (!spawned) {
     info_.status = Status::Failed;
   } else if (stop_reason_ != Status::Running) {
     info_.status = stop_reason_;
@@ -247,8 +254,8 @@ void Process::finish() {
 }
 
 void Process::close() {
-  if (closing_) return;
-  closing_ = true;
+  if (state_ == State::Closing) return;
+  move_to(State::Closing);
   for (uv_handle_t* handle : {as_handle(&out_), as_handle(&err_), as_handle(&deadline_)}) {
     if (!uv_is_closing(handle)) uv_close(handle, on_handle_closed);
   }
@@ -260,6 +267,21 @@ void Process::close() {
   if (process_.loop && !uv_is_closing(as_handle(&process_))) {
     uv_close(as_handle(&process_), on_handle_closed);
   }
+}
+
+void Process::move_to(State next) {
+  bool allowed = false;
+  switch (next) {
+    case State::Created: break;
+    case State::StartFailed:
+    case State::Running: allowed = state_ == State::Created; break;
+    case State::Exited: allowed = state_ == State::Running; break;
+    case State::Finished: allowed = state_ == State::StartFailed || state_ == State::Exited; break;
+    case State::Closing: allowed = state_ != State::Closing; break;
+  }
+  assert(allowed && "Process: a transition not listed with State");
+  (void)allowed;
+  state_ = next;
 }
 
 void Process::on_handle_closed(uv_handle_t* handle) {

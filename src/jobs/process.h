@@ -45,7 +45,18 @@ class Process {
   static void on_handle_closed(uv_handle_t* handle);
   static void on_grace(uv_timer_t* timer);
 
+  // The lifecycle. Every change goes through move_to(); the only ones are
+  //   Created -> Running      uv_spawn succeeded
+  //   Created -> StartFailed  no spawn; `finished` comes from the next loop iteration
+  //   Running -> Exited       the direct child exited; its pipes may still be open
+  //   StartFailed | Exited -> Finished   `finished` reported
+  //   any -> Closing          close() (after Finished, as its contract says)
+  enum class State { Created, StartFailed, Running, Exited, Finished, Closing };
+  void move_to(State next);
+
   void start_timeout();
+  // Both pipes are done: each is closed as soon as its stream reaches EOF (or at finish()).
+  bool pipes_closed();
   void maybe_finish();
   void finish();
   // Signals the group only while it is the one we started: once kill(-pgid, 0) has failed the
@@ -66,14 +77,12 @@ class Process {
   uv_timer_t deadline_{};  // the timeout while running; the linger wait after exit
   uv_timer_t grace_{};     // SIGKILL after SIGTERM
   int handles_open_ = 0;
-  bool spawned_ = false;
-  bool exited_ = false;
-  bool finished_ = false;
-  bool closing_ = false;
+  State state_ = State::Created;
+  // Outlives the job (leftovers are killed after it finished), so not part of State: once
+  // kill(-pgid, 0) failed with ESRCH the group is gone for good.
   bool group_gone_ = false;
   bool out_enlarged_ = false;
   bool err_enlarged_ = false;
-  int pipes_open_ = 0;
   Status stop_reason_ = Status::Running;  // TimedOut / Canceled once terminate() ran
   uint64_t start_ns_ = 0;
   char read_buffer_[64 * 1024];

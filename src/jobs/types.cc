@@ -11,6 +11,19 @@ int64_t wall_clock_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+uint64_t job_number(std::string_view id) {
+  constexpr std::string_view kPrefix = "th-";
+  if (id.substr(0, kPrefix.size()) != kPrefix || id.size() == kPrefix.size()) return 0;
+  uint64_t n = 0;
+  for (char c : id.substr(kPrefix.size())) {
+    if (c < '0' || c > '9') return 0;
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (n > (UINT64_MAX - digit) / 10) return 0;  // not a number we could have given out
+    n = n * 10 + digit;
+  }
+  return n;
+}
+
 void Capture::append(std::string_view data) {
   if (data.empty()) return;
   bytes_ += data.size();

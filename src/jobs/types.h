@@ -23,6 +23,8 @@ using core::to_string;
 enum class Stream { Stdout, Stderr };
 
 int64_t wall_clock_ms();
+// The N of a job id "th-N" (decimal digits only); 0 for anything else.
+uint64_t job_number(std::string_view id);
 
 struct JobSpec {
   std::vector<std::string> argv;

@@ -58,6 +58,74 @@ TEST(JobsView, OutputShowsTheWholeLogWhereTheResultBlockIsCut) {
   EXPECT_EQ(lines[500], "");
 }
 
+// Regression: jobs.output answered an error for a queued job (no log yet), and the view
+// stopped following it; it now shows the output once the job runs.
+TEST(JobsView, OutputFollowsAQueuedJobUntilItRuns) {
+  NvimHarness nvim(json{{"max_concurrent", 1}, {"kill_grace_ms", 200}});
+  nvim.forward_user_event("ToolhostJobStarted");
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.forward_user_event("ToolhostViewUpdated");
+  nvim.open_fixture("two_blocks.chat.md", "queued.chat.md");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
+  nvim.command("ToolRun");
+  json first = nvim.wait_for("ToolhostJobStarted");  // `sleep 30`: holds the only slot
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {11, 0})");
+  nvim.command("ToolRun");
+  json queued = host_call(nvim, "jobs.list", {{"status", "queued"}});
+  ASSERT_TRUE(queued["err"].is_null()) << queued.dump();
+  ASSERT_EQ(queued["result"]["jobs"].size(), 1u) << queued.dump();
+  std::string second = queued["result"]["jobs"][0]["id"];
+
+  nvim.command("ToolOutput " + second);
+  json waiting = wait_view(nvim, "output");
+  EXPECT_EQ(waiting["id"], second);
+  EXPECT_FALSE(waiting.contains("error")) << waiting.dump();
+  EXPECT_EQ(waiting["offset"], 0);
+  EXPECT_EQ(waiting["finished"], false);
+
+  json canceled = host_call(nvim, "jobs.cancel", {{"id", first["id"]}});
+  ASSERT_EQ(canceled["result"]["canceled"], true) << canceled.dump();
+  json done = wait_view(nvim, "output", [](const json& u) {
+    EXPECT_FALSE(u.contains("error")) << u.dump();
+    return u["finished"] == true;
+  });
+  EXPECT_EQ(done["id"], second);
+  EXPECT_EQ(nvim.lines(done["buf"].get<int64_t>()), (std::vector<std::string>{"to stderr", ""}));
+}
+
+// A running job with nothing new is read again every kFollowMs (200 ms), not in a busy loop
+// of jobs.output round trips.
+TEST(JobsView, OutputOfAQuietRunningJobIsPolledNotRefetchedAtOnce) {
+  NvimHarness nvim(json{{"kill_grace_ms", 200}});
+  nvim.forward_user_event("ToolhostJobStarted");
+  nvim.forward_user_event("ToolhostViewUpdated");
+  // Timestamps taken in Neovim when each update fires, not when this client reads them.
+  nvim.lua(R"(
+    _G.output_updates = {}
+    vim.api.nvim_create_autocmd("User", { pattern = "ToolhostViewUpdated", callback = function()
+      local e = vim.g.toolhost_event
+      if e.view == "output" then
+        table.insert(_G.output_updates, { offset = e.offset, ms = vim.loop.hrtime() / 1e6 })
+      end
+    end })
+  )");
+  nvim.open_fixture("two_blocks.chat.md", "quiet.chat.md");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
+  nvim.command("ToolRun");
+  json started = nvim.wait_for("ToolhostJobStarted");  // `echo started; sleep 30`
+  nvim.command("ToolOutput " + started["id"].get<std::string>());
+  wait_view(nvim, "output", [](const json& u) { return u["offset"] == 8; });  // "started\n"
+  wait_view(nvim, "output");  // read on at once after data: nothing new
+  wait_view(nvim, "output");  // the next read, kFollowMs later
+  json updates = nvim.lua("return _G.output_updates");
+  size_t i = 0;
+  while (i < updates.size() && updates[i]["offset"] != 8) ++i;
+  ASSERT_GE(updates.size(), i + 3) << updates.dump();
+  double gap = updates[i + 2]["ms"].get<double>() - updates[i + 1]["ms"].get<double>();
+  EXPECT_GE(gap, 150) << "an empty chunk of a running job was refetched at once: "
+                      << updates.dump();
+}
+
 TEST(JobsView, ListsJobsNewestFirstWithStatusAndCommand) {
   NvimHarness nvim;
   nvim.forward_user_event("ToolhostJobFinished");

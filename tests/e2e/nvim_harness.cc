@@ -1,6 +1,8 @@
 #include "e2e/nvim_harness.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -14,10 +16,14 @@ namespace toolhost::e2e {
 namespace fs = std::filesystem;
 
 NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* share_dirs) {
-  uv_loop_init(&loop_);
   char pattern[] = "/tmp/toolhost-e2e-XXXXXX";
-  temp_dir_ = ::mkdtemp(pattern);
+  if (!::mkdtemp(pattern)) {
+    throw std::runtime_error(std::string("cannot create a temporary directory ") + pattern +
+                             ": " + std::strerror(errno));
+  }
+  temp_dir_ = pattern;
   xdg_root_ = share_dirs ? share_dirs->xdg_root_ : temp_dir_;
+  uv_loop_init(&loop_);
 
   int to_nvim[2], from_nvim[2];
   if (::pipe2(to_nvim, O_CLOEXEC) || ::pipe2(from_nvim, O_CLOEXEC)) {

@@ -75,8 +75,8 @@ TEST_F(JobsEngine, StdinIsDevNull) {
 TEST_F(JobsEngine, EnvironmentAndCwdFollowSpec6) {
   make();
   TempDir dir;
-  ::setenv("TOOLHOST_TEST_INHERITED", "yes", 1);
-  ::setenv("TERM", "xterm-256color", 1);
+  ScopedEnv inherited("TOOLHOST_TEST_INHERITED", "yes");
+  ScopedEnv term("TERM", "xterm-256color");
   JobSpec spec = shell(
       "echo $TOOLHOST $TERM $NO_COLOR $PAGER $GIT_PAGER $TOOLHOST_TEST_INHERITED "
       "$EXTRA; pwd");
@@ -234,6 +234,39 @@ TEST_F(JobsEngine, CancelingAQueuedJobFinishesItCanceled) {
   ASSERT_TRUE(run_until(&loop_, [&] { return log.size() == 3; }));
   EXPECT_EQ(log, (std::vector<std::string>{"first started", "second canceled", "first canceled"}));
   EXPECT_FALSE(engine.cancel("th-999"));
+}
+
+// Regression: a queued job has no log file yet, and output() answered an error, so the
+// :ToolOutput view stopped following it. It is an empty chunk until the job runs.
+TEST_F(JobsEngine, OutputOfAQueuedJobIsEmptyNotAnError) {
+  TempDir dir;
+  EngineOptions options;
+  options.max_concurrent = 1;
+  options.cache_dir = dir / "cache";
+  Engine& engine = make(options);
+  std::string first = engine.submit(shell("sleep 100"), {});
+  bool finished = false;
+  JobEvents events;
+  events.finished = [&](const JobInfo&) { finished = true; };
+  std::string second = engine.submit(shell("echo hello"), events);
+  ASSERT_EQ(engine.get(second)->status, Status::Queued);
+
+  for (uint64_t since : {0, 7}) {
+    OutputChunk chunk = engine.output(second, since);
+    EXPECT_EQ(chunk.error, "");
+    EXPECT_EQ(chunk.data, "");
+    EXPECT_EQ(chunk.next, since);
+    EXPECT_FALSE(chunk.finished);
+    EXPECT_FALSE(chunk.eof);
+  }
+
+  ASSERT_TRUE(engine.cancel(first));
+  ASSERT_TRUE(run_until(&loop_, [&] { return finished; }));
+  OutputChunk chunk = engine.output(second, 0);
+  EXPECT_EQ(chunk.error, "");
+  EXPECT_EQ(chunk.data, "hello\n");
+  EXPECT_TRUE(chunk.finished);
+  EXPECT_TRUE(chunk.eof);
 }
 
 TEST_F(JobsEngine, ThousandJobsThroughAQueueOfEightLeakNoFd) {

@@ -12,13 +12,17 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "jobs/engine.h"
+#include "test_loop.h"
 
 namespace toolhost::jobs::testing {
 
@@ -34,7 +38,11 @@ class TempDir {
   TempDir() {
     std::string pattern =
         (std::filesystem::temp_directory_path() / "toolhost-jobs-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data()) ? pattern : std::string();
+    if (!::mkdtemp(pattern.data())) {
+      throw std::runtime_error("cannot create a temporary directory " + pattern + ": " +
+                               std::strerror(errno));
+    }
+    path_ = pattern;
   }
   ~TempDir() {
     std::error_code ignored;
@@ -47,21 +55,31 @@ class TempDir {
   std::string path_;
 };
 
-// Runs `loop` until `done()` holds or `timeout_ms` passes; true when `done()` held. Every
-// wake-up is a real event (process exit, pipe data, a timer): nothing sleeps.
-inline bool run_until(uv_loop_t* loop, const std::function<bool()>& done,
-                      uint64_t timeout_ms = 10000) {
-  bool expired = false;
-  uv_timer_t deadline;
-  uv_timer_init(loop, &deadline);
-  deadline.data = &expired;
-  uv_timer_start(
-      &deadline, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, timeout_ms, 0);
-  while (!done() && !expired) uv_run(loop, UV_RUN_ONCE);
-  uv_close(reinterpret_cast<uv_handle_t*>(&deadline), nullptr);
-  uv_run(loop, UV_RUN_NOWAIT);  // runs the close callback before `deadline` goes out of scope
-  return done();
-}
+// run_until(loop, done, timeout_ms): test_loop.h.
+using ::toolhost::testing::run_until;
+
+// Sets an environment variable for one scope, then restores it (or its absence): the tests
+// share one process, and every child a later test spawns inherits the environment.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
+    if (const char* old = ::getenv(name_.c_str())) old_ = old;
+    ::setenv(name_.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_.c_str(), old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_.c_str());
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
 
 inline size_t open_fds() {
   size_t count = 0;

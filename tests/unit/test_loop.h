@@ -9,6 +9,23 @@
 
 namespace toolhost::testing {
 
+// Runs `loop` until `done()` holds; false if `timeout_ms` passed first. Every wake-up is a real
+// event (I/O, a process exit, a timer): nothing sleeps.
+inline bool run_until(uv_loop_t* loop, const std::function<bool()>& done,
+                      uint64_t timeout_ms = 10000) {
+  if (done()) return true;
+  bool expired = false;
+  uv_timer_t guard;
+  uv_timer_init(loop, &guard);
+  guard.data = &expired;
+  uv_timer_start(
+      &guard, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, timeout_ms, 0);
+  while (!done() && !expired) uv_run(loop, UV_RUN_ONCE);
+  uv_close(reinterpret_cast<uv_handle_t*>(&guard), nullptr);
+  uv_run(loop, UV_RUN_NOWAIT);  // the guard's close callback, before `guard` goes out of scope
+  return done();
+}
+
 class TestLoop {
  public:
   TestLoop() { uv_loop_init(&loop_); }
@@ -23,17 +40,7 @@ class TestLoop {
 
   // Runs loop iterations until `done()` is true; false if `timeout_ms` passed first.
   bool run_until(const std::function<bool()>& done, uint64_t timeout_ms = 5000) {
-    if (done()) return true;
-    bool expired = false;
-    uv_timer_t guard;
-    uv_timer_init(&loop_, &guard);
-    guard.data = &expired;
-    uv_timer_start(
-        &guard, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, timeout_ms, 0);
-    while (!done() && !expired) uv_run(&loop_, UV_RUN_ONCE);
-    uv_close(reinterpret_cast<uv_handle_t*>(&guard), nullptr);
-    uv_run(&loop_, UV_RUN_NOWAIT);  // the guard's close callback
-    return done();
+    return ::toolhost::testing::run_until(&loop_, done, timeout_ms);
   }
 
   // One loop iteration that handles what is ready now, without waiting.
