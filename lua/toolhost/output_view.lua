@@ -64,9 +64,14 @@ function M.default_id()
   local ui = require("toolhost.ui")
   local buf = api.nvim_get_current_buf()
   local call = ui.call_at(buf, api.nvim_win_get_cursor(0)[1] - 1)
+  local name = api.nvim_buf_get_name(buf)
+  -- A job from history (an earlier Neovim) knows its buffer by file name only.
+  local function of_this_buffer(job)
+    return job.buf == buf or (job.buf == nil and name ~= "" and job.buffer == name)
+  end
   local best
   for id, job in pairs(ui.jobs) do
-    if not call or (job.call_id == call and job.buf == buf) then
+    if not call or (job.call_id == call and of_this_buffer(job)) then
       if not best or tonumber(id:match("%d+") or 0) > tonumber(best:match("%d+") or 0) then
         best = id
       end

@@ -264,5 +264,26 @@ TEST(JobsQueries, LuaJobsListsTheSameJobsAsJobsListAlsoAfterARestart) {
   EXPECT_EQ(ids, json::array({after, mine["id"], before}));
 }
 
+TEST(JobsView, OutputOfABlockFindsItsJobFromAnEarlierNeovim) {
+  NvimHarness earlier;
+  earlier.forward_user_event("ToolhostJobFinished");
+  earlier.open_fixture("bash_block.chat.md", "old.chat.md");
+  std::string path = earlier.lua("return vim.api.nvim_buf_get_name(0)");
+  std::string id = run_block(earlier, 5)["id"];
+  // Its buffer is not saved: the file still holds the block, without its result.
+
+  NvimHarness nvim(json::object(), &earlier);  // the same state dir: history is shared
+  nvim.forward_user_event("ToolhostViewUpdated");
+  forward_all_jobs(nvim);
+  nvim.command("edit " + path);
+  wait_all_jobs_with(nvim, id);
+  // The block's extmark comes with the host's first batch for the buffer.
+  ASSERT_EQ(nvim.lua("return vim.wait(10000, function() return "
+                     "require('toolhost.ui').call_at(0, 4) ~= nil end)"),
+            true);
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {5, 0})");
+  EXPECT_EQ(nvim.lua("return require('toolhost.output_view').default_id()"), id);
+}
+
 }  // namespace
 }  // namespace toolhost::e2e
