@@ -273,14 +273,24 @@ TEST(JobsView, OutputOfABlockFindsItsJobFromAnEarlierNeovim) {
   // Its buffer is not saved: the file still holds the block, without its result.
 
   NvimHarness nvim(json::object(), &earlier);  // the same state dir: history is shared
-  nvim.forward_user_event("ToolhostViewUpdated");
   forward_all_jobs(nvim);
   nvim.command("edit " + path);
   wait_all_jobs_with(nvim, id);
-  // The block's extmark comes with the host's first batch for the buffer.
-  ASSERT_EQ(nvim.lua("return vim.wait(10000, function() return "
-                     "require('toolhost.ui').call_at(0, 4) ~= nil end)"),
-            true);
+  // The block's extmark comes with a later batch: wait until it is applied.
+  nvim.listen("marked");
+  nvim.lua(R"(
+    local chan = ...
+    local ui = require("toolhost.ui")
+    local apply = ui.apply
+    ui.apply = function(batch)
+      local result = apply(batch)
+      if ui.call_at(vim.api.nvim_get_current_buf(), 4) then vim.rpcnotify(chan, "marked", true) end
+      return result
+    end
+    if ui.call_at(vim.api.nvim_get_current_buf(), 4) then vim.rpcnotify(chan, "marked", true) end
+  )",
+           json::array({nvim.channel()}));
+  nvim.wait_for("marked");
   nvim.lua("vim.api.nvim_win_set_cursor(0, {5, 0})");
   EXPECT_EQ(nvim.lua("return require('toolhost.output_view').default_id()"), id);
 }
