@@ -1,4 +1,4 @@
--- Writes the options section of doc/toolhost.txt from the schema in lua/toolhost/config.lua,
+-- Writes the options section of doc/toolhost.txt from the schema in lua/toolhost/schema.lua,
 -- so the help text cannot drift from the defaults and checks (scripts/gen-doc runs update();
 -- tests/e2e/config_test.cc checks that the doc holds exactly what render() returns).
 local M = {}

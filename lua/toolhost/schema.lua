@@ -1,0 +1,266 @@
+-- The schema of setup()'s options (see lua/toolhost/config.lua, which validates, merges and
+-- documents from it): the types an option can have, and every option with its type, default,
+-- description and flags.
+
+local function is_list(v)
+  return type(v) == "table" and (next(v) == nil or vim.tbl_islist(v))
+end
+
+local function is_list_of_strings(v)
+  if not is_list(v) then
+    return false
+  end
+  for _, item in ipairs(v) do
+    if type(item) ~= "string" then
+      return false
+    end
+  end
+  return true
+end
+
+local function is_whole(v)
+  return type(v) == "number" and v == math.floor(v) and v > -math.huge and v < math.huge
+end
+
+-- An allow-list entry: "cmd words" or { "cmd words", deny = { "--opt", … } } (SPEC 7).
+local function is_command_list(v)
+  if not is_list(v) then
+    return false
+  end
+  for _, entry in ipairs(v) do
+    local ok = type(entry) == "string"
+      or (type(entry) == "table" and type(entry[1]) == "string" and (entry.deny == nil or is_list_of_strings(entry.deny)))
+    if not ok then
+      return false
+    end
+  end
+  return true
+end
+
+-- A type: how a value is checked, and how an error message and the doc name it.
+local function kind(expected, check)
+  return { expected = expected, check = check }
+end
+
+local function either(a, b)
+  return kind(a.expected .. " or " .. b.expected, function(v)
+    return a.check(v) or b.check(v)
+  end)
+end
+
+local function one_of(...)
+  local values = { ... }
+  local quoted = vim.tbl_map(function(value)
+    return ('"%s"'):format(value)
+  end, values)
+  return kind("one of " .. table.concat(quoted, ", "), function(v)
+    return vim.tbl_contains(values, v)
+  end)
+end
+
+local T = {
+  boolean = kind("a boolean", function(v) return type(v) == "boolean" end),
+  string = kind("a string", function(v) return type(v) == "string" end),
+  table = kind("a table", function(v) return type(v) == "table" end),
+  func = kind("a function", function(v) return type(v) == "function" end),
+  no = kind("false", function(v) return v == false end),
+  strings = kind("a list of strings", is_list_of_strings),
+  commands = kind("a list of commands", is_command_list),
+  count = kind("a whole number > 0", function(v) return is_whole(v) and v > 0 end),
+  ms = kind("a whole number >= 0", function(v) return is_whole(v) and v >= 0 end),
+}
+local key = either(T.string, T.no)
+
+-- Each entry: name, type (a kind) or fields (a nested table: its own entries), default,
+-- description (one line), `optional` (nil is allowed and the default), `host` (the host reads
+-- it: M.for_host() sends it; for a nested table, all of its fields), `planned` (accepted and
+-- documented, not used yet).
+local entries = {
+  {
+    name = "chat_filetypes",
+    type = T.strings,
+    default = { "codecompanion", "llm-sidekick", "markdown.chat" },
+    description = "Buffers of these filetypes are attached automatically.",
+  },
+  {
+    name = "chat_patterns",
+    type = T.strings,
+    default = { "*.chat.md" },
+    description = "Buffers whose name matches one of these globs are attached, whatever their filetype.",
+  },
+  {
+    name = "roles",
+    host = true,
+    description = "Names of the role headers that split a buffer into messages.",
+    fields = {
+      { name = "user", type = T.strings, default = { "Me", "User", "USER" }, description = "Headers of the user's messages." },
+      {
+        name = "assistant",
+        type = T.strings,
+        default = { "CodeCompanion", "Assistant", "ASSISTANT", "LLM" },
+        description = "Headers of the LLM's replies; tool calls are taken from these only.",
+      },
+      { name = "system", type = T.strings, default = { "System", "SYSTEM" }, description = "Headers of system prompts." },
+    },
+  },
+  {
+    name = "auto_run",
+    type = either(T.boolean, T.func),
+    default = true,
+    planned = true,
+    description = "Run the auto-acceptable calls of a finished reply; a function(buf) decides per buffer.",
+  },
+  {
+    name = "auto_run_idle_ms",
+    type = T.ms,
+    default = 1500,
+    planned = true,
+    description = "A reply counts as finished when its buffer has not changed for this long.",
+  },
+  {
+    name = "run_all",
+    type = one_of("sequential", "parallel"),
+    default = "sequential",
+    planned = true,
+    description = ":ToolRunAll runs the calls one after another, or up to max_concurrent at once.",
+  },
+  {
+    name = "confirm_run_all",
+    type = T.boolean,
+    default = true,
+    planned = true,
+    description = ":ToolRunAll asks once before it runs calls that need approval.",
+  },
+  {
+    name = "max_concurrent",
+    type = T.count,
+    default = 4,
+    host = true,
+    description = "Jobs running at once; the rest wait in a FIFO queue.",
+  },
+  {
+    name = "timeout_ms",
+    type = T.ms,
+    default = 120000,
+    host = true,
+    description = "Per job, 0 = none: SIGTERM to its process group, SIGKILL after kill_grace_ms.",
+  },
+  {
+    name = "max_timeout_ms",
+    type = T.count,
+    default = 600000,
+    host = true,
+    description = "Upper bound of a timeout_ms the model writes into a call (a value <= 0 means this bound).",
+  },
+  {
+    name = "kill_grace_ms",
+    type = T.ms,
+    default = 2000,
+    host = true,
+    description = "Between SIGTERM and SIGKILL on timeout or cancel.",
+  },
+  {
+    name = "shell",
+    type = T.string,
+    optional = true,
+    host = true,
+    description = "Shell of run_terminal_command; nil: bash when on PATH, else sh (never 'shell' or $SHELL).",
+  },
+  {
+    name = "root",
+    type = T.string,
+    optional = true,
+    description = "Project root, the cwd of every job; nil: Neovim's cwd when the buffer is attached.",
+  },
+  {
+    name = "allow",
+    planned = true,
+    description = "What auto-run may run without asking.",
+    fields = {
+      {
+        name = "commands",
+        type = T.commands,
+        optional = true,
+        description = 'Literal word lists, "git status" or { "git log", deny = { "--output" } }; nil: the built-in read-only list.',
+      },
+    },
+  },
+  {
+    name = "auto_accept_edits",
+    type = T.boolean,
+    default = false,
+    planned = true,
+    description = "Auto-run the tools that edit files too.",
+  },
+  {
+    name = "tools",
+    type = T.table,
+    default = {},
+    planned = true,
+    description = "Custom tools: name = { cmd | cmds | fn, params, auto_accept, timeout_ms, cwd, env, description }.",
+  },
+  {
+    name = "output",
+    host = true,
+    description = "Output of jobs in the buffer and in their log files.",
+    fields = {
+      {
+        name = "max_lines",
+        type = T.count,
+        default = 200,
+        description = "Lines written into a result block, both streams together.",
+      },
+      {
+        name = "stream_lines",
+        type = T.count,
+        default = 15,
+        description = "Last lines of a running job's output shown under its block.",
+      },
+      {
+        name = "stream_interval_ms",
+        type = T.count,
+        default = 100,
+        description = "Least time between two updates of those lines.",
+      },
+      {
+        name = "log_max_bytes",
+        type = T.count,
+        default = 64 * 1024 * 1024,
+        description = "Size cap of each job's log file.",
+      },
+    },
+  },
+  {
+    name = "history_max",
+    type = T.count,
+    default = 500,
+    host = true,
+    description = "Jobs kept in the history file, with their logs; older ones are deleted.",
+  },
+  {
+    name = "keymaps",
+    type = either(T.table, T.no),
+    description = "Buffer-local keys in chat buffers; false turns them all off, a key set to false only that one.",
+    fields = {
+      { name = "run", type = key, default = "<leader>tr", description = ":ToolRun" },
+      { name = "run_all", type = key, default = "<leader>ta", planned = true, description = ":ToolRunAll" },
+      { name = "cancel", type = key, default = "<leader>tc", description = ":ToolCancel" },
+      { name = "reject", type = key, default = "<leader>tx", planned = true, description = ":ToolReject" },
+      { name = "output", type = key, default = "<leader>to", description = ":ToolOutput" },
+    },
+  },
+  {
+    name = "log_level",
+    type = one_of("debug", "info", "warn", "error", "off"),
+    default = "warn",
+    description = "Level of the host's log file (:ToolhostLog).",
+  },
+  {
+    name = "binary",
+    type = T.string,
+    optional = true,
+    description = "Path of the toolhost binary; nil: build/toolhost in the plugin's directory.",
+  },
+}
+
+return { entries = entries, types = T }
