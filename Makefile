@@ -8,8 +8,12 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
 FUZZ_SECONDS ?= 600
+# cmake --build runs make below this one: no "Entering directory" lines.
+MAKEFLAGS += --no-print-directory
 
-PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
+# -O2: a third less compile time than Release's -O3, for a host that waits on I/O.
+PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG' \
+  -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
 TEST_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLHOST_TESTS=ON $(CMAKE_FLAGS)
 
 .PHONY: all build deps test test-build test-sanitizers fuzz-smoke demo bench fuzz clean
