@@ -54,7 +54,8 @@ version=$(sed -n 's/^return "\(.*\)"$/\1/p' "$work/toolhost/lua/toolhost/version
 [ "$("$build/toolhost" --version)" = "toolhost $version" ] || fail "build/toolhost --version: $("$build/toolhost" --version)"
 grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$build/CMakeCache.txt" || fail "not a Release build"
 grep -q '^TOOLHOST_TESTS:BOOL=OFF$' "$build/CMakeCache.txt" || fail "tests configured"
-! grep -qi 'gtest' "$build/CMakeCache.txt" || fail "CMake looked for GoogleTest"
+! grep -i 'gtest' "$build/CMakeCache.txt" | grep -qv '^CMAKE_DISABLE_FIND_PACKAGE_GTest:' ||
+  fail "CMake looked for GoogleTest"
 [ ! -e "$build/tests" ] || fail "a tests directory was built: $(ls "$build/tests")"
 extra=$(cd "$build" && find . -type f -perm -u+x ! -name toolhost ! -path './CMakeFiles/*')
 [ -z "$extra" ] || fail "more than the binary was built: $extra"
