@@ -1,32 +1,47 @@
-# Thin wrapper over CMake. `make demo` and `make test` install missing dependencies first.
+# Thin wrapper over CMake.
+# `make` builds the plugin's binary, build/toolhost (Release, no tests), with the build
+# dependencies alone; it checks them first and never installs anything. `make demo`, `make test`,
+# `make bench` and `make fuzz` install what is missing first (as root or with sudo) and build in
+# their own directories (build-test, build-san, build-bench, build-fuzz).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
 FUZZ_SECONDS ?= 600
+# cmake --build runs make below this one: no "Entering directory" lines.
+MAKEFLAGS += --no-print-directory
 
-.PHONY: all build deps test test-sanitizers fuzz-smoke demo bench fuzz clean
+# The plugin build: -O2 compiles main.cc in a quarter less time than Release's -O3 (the host
+# waits on I/O, not on code), a precompiled header saves another quarter, and warnings stay
+# warnings: a newer compiler must not fail the install.
+PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG' \
+  -DTOOLHOST_PCH=ON -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
+TEST_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLHOST_TESTS=ON $(CMAKE_FLAGS)
+
+.PHONY: all build deps test test-build test-sanitizers fuzz-smoke demo bench fuzz clean
 
 all: build
+
+build:
+	@scripts/check-build-deps
+	@scripts/configure $(BUILD) $(PLUGIN_FLAGS)
+	@cmake --build $(BUILD) --target toolhost -j $(JOBS)
 
 deps:
 	@scripts/install-deps
 
-$(BUILD)/CMakeCache.txt:
-	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
-
-build: $(BUILD)/CMakeCache.txt
-	@cmake --build $(BUILD) -j $(JOBS)
+test-build: deps
+	@scripts/configure $(BUILD)-test $(TEST_FLAGS)
+	@cmake --build $(BUILD)-test -j $(JOBS)
 
 # The whole suite twice: the normal build (RSS bounds are asserted there), then ASan+UBSan.
-test: deps
-	@$(MAKE) --no-print-directory build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+test: test-build
+	@cd $(BUILD)-test && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-sanitizers
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 test-sanitizers:
-	@cmake -S . -B $(BUILD)-san -DTOOLHOST_ASAN=ON -DTOOLHOST_UBSAN=ON >/dev/null
+	@scripts/configure $(BUILD)-san $(TEST_FLAGS) -DTOOLHOST_ASAN=ON -DTOOLHOST_UBSAN=ON
 	@cmake --build $(BUILD)-san -j $(JOBS)
 	@cd $(BUILD)-san && ctest --output-on-failure -j $(JOBS)
 
@@ -35,7 +50,7 @@ demo: deps
 	@scripts/demo
 
 bench: deps
-	@cmake -S . -B $(BUILD)-bench -DCMAKE_BUILD_TYPE=Release -DTOOLHOST_TESTS=OFF -DTOOLHOST_BENCH=ON >/dev/null
+	@scripts/configure $(BUILD)-bench -DCMAKE_BUILD_TYPE=Release -DTOOLHOST_TESTS=OFF -DTOOLHOST_BENCH=ON
 	@cmake --build $(BUILD)-bench -j $(JOBS)
 	@scripts/bench $(BUILD)-bench
 
@@ -48,4 +63,4 @@ fuzz: deps
 	@scripts/fuzz $(FUZZ_SECONDS) $(BUILD)-fuzz
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-bench $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-san $(BUILD)-bench $(BUILD)-fuzz

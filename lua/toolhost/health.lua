@@ -25,6 +25,7 @@ function M.check()
   end
   local version = vim.fn.system({ bin, "--version" }):gsub("%s+$", "")
   ok(("binary: %s (%s)"):format(bin, version))
+  M.check_build(bin, version)
 
   local chan, err = host.ensure()
   if not chan then
@@ -53,6 +54,54 @@ function M.check()
     else
       error(("%s dir not writable: %s"):format(name, dir))
     end
+  end
+end
+
+-- Seconds (with the fraction) since the epoch of a file's last change; nil if it is missing.
+local function mtime(path)
+  local stat = vim.loop.fs_stat(path)
+  return stat and stat.mtime.sec + stat.mtime.nsec / 1e9, stat and stat.type
+end
+
+-- The newest of the files the binary is built from: everything under src/. (Not CMakeLists.txt:
+-- most of its edits, such as a new test, rebuild nothing, and the binary would look stale.)
+local function newest_source(root)
+  local newest, newest_path = 0, nil
+  local function visit(path)
+    local time, kind = mtime(path)
+    if kind == "directory" then
+      local dir = vim.loop.fs_scandir(path)
+      local name = dir and vim.loop.fs_scandir_next(dir)
+      while name do
+        visit(path .. "/" .. name)
+        name = vim.loop.fs_scandir_next(dir)
+      end
+    elseif time and time > newest then
+      newest, newest_path = time, path
+    end
+  end
+  visit(root .. "/src")
+  return newest, newest_path
+end
+
+-- Warns when the binary is older than the plugin's sources (a `git pull` without `make`) or
+-- reports another version than lua/toolhost/version.lua. `version` is its --version output.
+function M.check_build(bin, version)
+  local host = require("toolhost.host")
+  local root = host.plugin_root()
+  local advice = { "run `make` in " .. root }
+  if require("toolhost.config").options.binary then
+    table.insert(advice, "the `binary` option points at " .. bin)
+  end
+  local built = mtime(bin)
+  local newest, newest_path = newest_source(root)
+  if built and newest_path and built < newest then
+    warn(("binary is older than the plugin's sources (%s changed since)"):format(newest_path:sub(#root + 2)), advice)
+  end
+  local lua_version = require("toolhost.version")
+  local bin_version = version:match("%d+%.%d+%.%d+")
+  if bin_version ~= lua_version then
+    warn(("binary is version %s, the plugin's Lua side %s"):format(bin_version or "?", lua_version), advice)
   end
 end
 

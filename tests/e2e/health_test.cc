@@ -1,6 +1,12 @@
 // :checkhealth toolhost and the launcher's error paths, on a real Neovim.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "e2e/nvim_harness.h"
 
 namespace toolhost::e2e {
@@ -14,15 +20,61 @@ std::string joined(const json& lines) {
   return text;
 }
 
+std::string checkhealth(NvimHarness& nvim) {
+  nvim.command("checkhealth toolhost");
+  return joined(nvim.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"));
+}
+
+// Points the plugin at `binary` (setup() again, as a user would).
+void use_binary(NvimHarness& nvim, const std::string& binary) {
+  EXPECT_EQ(nvim.lua("return require('toolhost').setup({ binary = ... })", json::array({binary})), true);
+}
+
 TEST(Health, ReportsBinaryHostAndFeatures) {
   NvimHarness nvim;
-  nvim.command("checkhealth toolhost");
-  std::string report = joined(nvim.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"));
+  std::string report = checkhealth(nvim);
   EXPECT_NE(report.find("OK: binary: " TOOLHOST_BINARY " (toolhost "), std::string::npos) << report;
   EXPECT_NE(report.find("OK: host answers (pid "), std::string::npos) << report;
   EXPECT_NE(report.find("API level"), std::string::npos) << report;
   EXPECT_NE(report.find("state dir writable"), std::string::npos) << report;
   EXPECT_EQ(report.find("ERROR"), std::string::npos) << report;
+  EXPECT_EQ(report.find("older than the plugin's sources"), std::string::npos) << report;
+  EXPECT_EQ(report.find("binary is version"), std::string::npos) << report;
+}
+
+TEST(Health, BinaryOlderThanTheSourcesAsksForMake) {
+  NvimHarness nvim;
+  // A copy of the binary last changed at the epoch: older than every file under src/.
+  std::string old_binary = nvim.temp_dir() + "/toolhost";
+  std::filesystem::copy_file(TOOLHOST_BINARY, old_binary);
+  const timespec epoch[2] = {{0, 0}, {0, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, old_binary.c_str(), epoch, 0), 0);
+  use_binary(nvim, old_binary);
+
+  std::string report = checkhealth(nvim);
+  EXPECT_NE(report.find("WARNING: binary is older than the plugin's sources ("), std::string::npos) << report;
+  EXPECT_NE(report.find("run `make` in " TOOLHOST_SOURCE_DIR "\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("the `binary` option points at " + old_binary), std::string::npos) << report;
+  EXPECT_NE(report.find("OK: host answers"), std::string::npos) << report;
+}
+
+TEST(Health, BinaryOfAnotherVersionAsksForMake) {
+  NvimHarness nvim;
+  // The real host behind a --version that an older build would print.
+  std::string other = nvim.temp_dir() + "/toolhost-0.0.1";
+  std::ofstream(other) << "#!/bin/sh\n"
+                          "[ \"$1\" = --version ] && { echo 'toolhost 0.0.1'; exit 0; }\n"
+                          "exec '" TOOLHOST_BINARY "' \"$@\"\n";
+  ASSERT_EQ(::chmod(other.c_str(), 0755), 0);
+  use_binary(nvim, other);
+
+  std::string lua_version = nvim.lua("return require('toolhost.version')").get<std::string>();
+  std::string report = checkhealth(nvim);
+  EXPECT_NE(report.find("WARNING: binary is version 0.0.1, the plugin's Lua side " + lua_version),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("run `make` in " TOOLHOST_SOURCE_DIR "\n"), std::string::npos) << report;
+  EXPECT_EQ(report.find("older than the plugin's sources"), std::string::npos) << report;
 }
 
 TEST(Health, FeaturesFollowTheApiLevel) {
