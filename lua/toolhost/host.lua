@@ -148,6 +148,7 @@ function M.attach(buf, root)
     buf = buf,
     root = root,
     name = vim.api.nvim_buf_get_name(buf),
+    filetype = vim.bo[buf].filetype,
   })
   if ok then
     state.attached[buf] = true

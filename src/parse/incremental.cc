@@ -57,6 +57,14 @@ IncrementalParser::IncrementalParser(Options options) : options_(std::move(optio
 }
 
 ParseDelta IncrementalParser::reset(std::vector<std::string> lines) {
+  lines_ = std::move(lines);
+  classes_.clear();
+  classes_.reserve(lines_.size());
+  for (const auto& line : lines_) classes_.push_back(classify_line(line, options_.roles));
+  return split_all();
+}
+
+ParseDelta IncrementalParser::split_all() {
   Replaced replaced;
   replaced.old_calls = std::move(result_.calls);
   replaced.old_hashes = std::move(hashes_);
@@ -65,11 +73,8 @@ ParseDelta IncrementalParser::reset(std::vector<std::string> lines) {
   segments_.clear();
   segment_calls_.clear();
   segment_errors_.clear();
-  lines_ = std::move(lines);
-  classes_.clear();
-  classes_.reserve(lines_.size());
-  for (const auto& line : lines_) classes_.push_back(classify_line(line, options_.roles));
-  Replaced fresh = replace_segments(0, 0, split_segments(classes_, 0), 0);
+  style_ = options_.header_style;
+  Replaced fresh = replace_segments(0, 0, split_segments(classes_, 0, &style_), 0);
   replaced.new_hashes = std::move(fresh.new_hashes);
   replaced.new_begin = fresh.new_begin;
   replaced.new_count = fresh.new_count;
@@ -122,7 +127,12 @@ ParseDelta IncrementalParser::apply(int first, int last, std::vector<std::string
 
   SplitStop stop{first + added, &segments_, shift};
   int stopped_at = 0;
-  std::vector<Segment> fresh = split_segments(classes_, segments_[a].start, &stop, &stopped_at);
+  // A split from the top meets the first header again, which decides an Auto style.
+  HeaderStyle style = a == 0 ? options_.header_style : style_;
+  std::vector<Segment> fresh =
+      split_segments(classes_, segments_[a].start, &style, &stop, &stopped_at);
+  // The first header changed its syntax: every header below may have changed its meaning.
+  if (style != style_) return split_all();
   size_t b = segments_.size();
   if (stopped_at < static_cast<int>(lines_.size())) {
     b = segment_at(stopped_at - shift);
@@ -136,6 +146,12 @@ ParseDelta IncrementalParser::set_complete(bool complete) {
   size_t last = segments_.size() - 1;
   std::vector<Segment> same{segments_[last]};
   return renumber_and_diff(replace_segments(last, last + 1, std::move(same), 0));
+}
+
+ParseDelta IncrementalParser::set_header_style(HeaderStyle style) {
+  if (style == options_.header_style) return {};
+  options_.header_style = style;
+  return split_all();
 }
 
 IncrementalParser::Replaced IncrementalParser::replace_segments(size_t a, size_t b,

@@ -27,6 +27,8 @@ class IncrementalParser {
   ParseDelta apply(int first, int last, std::vector<std::string> replacement);
   // Options::complete changed (a reply finished streaming): re-reads the last message.
   ParseDelta set_complete(bool complete);
+  // The buffer's header style became known (its filetype): splits the buffer anew.
+  ParseDelta set_header_style(HeaderStyle style);
 
   const ParseResult& result() const { return result_; }
   const std::vector<std::string>& lines() const { return lines_; }
@@ -46,8 +48,11 @@ class IncrementalParser {
   Replaced replace_segments(size_t a, size_t b, std::vector<Segment> fresh, int shift);
   ParseDelta renumber_and_diff(Replaced replaced);
   size_t segment_at(int row) const;
+  // Splits and parses lines_ anew (classes_ already match them).
+  ParseDelta split_all();
 
   Options options_;
+  HeaderStyle style_ = HeaderStyle::Auto;  // options_.header_style, or what the first header set
   std::vector<std::string> lines_;
   std::vector<LineClass> classes_;
   std::vector<Segment> segments_;   // segment 0 is the preamble; messages are segments 1..

@@ -1,7 +1,9 @@
 // JSON tool calls (SPEC 10.3), read with nlohmann_json: an object with "tool"/"name" and
-// "parameters"/"arguments" (an object or a JSON-encoded string), or an array of them.
+// "parameters"/"arguments" (an object or a JSON-encoded string), or an array of them; also the
+// shapes model APIs emit, which people paste or chat plugins display (SPEC 12, peer formats).
 #include "parse/json_calls.h"
 
+#include <optional>
 #include <variant>
 
 #include "parse/params.h"
@@ -26,6 +28,47 @@ const nlohmann::json* member(const nlohmann::json& object, const char* a, const 
   return it == object.end() ? nullptr : &*it;
 }
 
+struct CallShape {
+  const nlohmann::json* name = nullptr;
+  const nlohmann::json* arguments = nullptr;
+};
+
+// The name and arguments of one call object, whichever shape it has:
+//   {"tool"|"name", "parameters"|"arguments"}               toolhost, OpenAI's `function` alone
+//   {"id", "type": "function", "function": {…}}             an OpenAI tool call
+//   {"function": {…}}                                       an Ollama `tool_calls` element
+//   {"type": "tool_use", "id", "name", "input"}             an Anthropic content block
+std::optional<CallShape> call_shape(const nlohmann::json& value) {
+  if (!value.is_object()) return std::nullopt;
+  const nlohmann::json* object = &value;
+  if (auto function = value.find("function"); function != value.end() && function->is_object()) {
+    object = &*function;
+  }
+  CallShape shape;
+  shape.name = member(*object, "tool", "name");
+  shape.arguments = member(*object, "parameters", "arguments");
+  auto type = value.find("type");
+  if (!shape.arguments && type != value.end() && *type == "tool_use") {
+    shape.arguments = member(value, "input", "input");
+  }
+  if (!shape.name || !shape.name->is_string() || !shape.arguments) return std::nullopt;
+  return shape;
+}
+
+// `{"tool_calls": [...]}`, an assistant message of the OpenAI or Ollama API, holds its calls.
+const nlohmann::json& calls_of(const nlohmann::json& value) {
+  if (value.is_object()) {
+    auto calls = value.find("tool_calls");
+    if (calls != value.end() && calls->is_array()) return *calls;
+  }
+  return value;
+}
+
+constexpr const char* kAcceptedShapes =
+    "accepted: {\"tool\", \"parameters\"}, {\"name\", \"arguments\"}, an OpenAI tool call "
+    "{\"type\": \"function\", \"function\": {…}}, an Ollama {\"function\": {…}}, an Anthropic "
+    "{\"type\": \"tool_use\", \"name\", \"input\"}, or an array of these";
+
 // nlohmann's messages start with "[json.exception.parse_error.101] "; people need the rest.
 std::string readable(const char* what) {
   std::string_view text(what);
@@ -47,15 +90,17 @@ class JsonReader {
       fail(row_of_offset(open_row_, content_, byte), "JSON does not parse: " + readable(e.what()));
       return std::move(found_);
     }
-    if (value.is_array()) {
-      for (size_t i = 0; i < value.size(); ++i) {
-        if (!read_call(value[i])) {
-          fail(open_row_ + 1,
-               "element " + std::to_string(i) + " of the JSON array is not a tool call");
+    const nlohmann::json& calls = calls_of(value);
+    if (calls.is_array()) {
+      for (size_t i = 0; i < calls.size(); ++i) {
+        if (!read_call(calls[i])) {
+          fail(open_row_ + 1, "element " + std::to_string(i) +
+                                  " of the JSON array is not a tool call (" + kAcceptedShapes +
+                                  ")");
         }
       }
-    } else if (!read_call(value)) {
-      fail(open_row_ + 1, "the JSON block is not a tool call (needs \"tool\" and \"parameters\")");
+    } else if (!read_call(calls)) {
+      fail(open_row_ + 1, std::string("the JSON block is not a tool call (") + kAcceptedShapes + ")");
     }
     return std::move(found_);
   }
@@ -63,14 +108,16 @@ class JsonReader {
  private:
   // False when the value is no call object at all; errors inside a call are reported here.
   bool read_call(const nlohmann::json& value) {
-    if (!value.is_object()) return false;
-    const nlohmann::json* tool = member(value, "tool", "name");
-    const nlohmann::json* params = member(value, "parameters", "arguments");
-    if (!tool || !tool->is_string() || !params) return false;
-    const std::string& name = tool->get_ref<const std::string&>();
+    auto shape = call_shape(value);
+    if (!shape) return false;
+    const nlohmann::json* params = shape->arguments;
+    const std::string& name = shape->name->get_ref<const std::string&>();
     int row = row_of_name(name);
     nlohmann::json decoded = *params;
-    if (params->is_string()) {
+    // OpenAI sends a call without arguments as "" (or "{}").
+    if (params->is_string() && trim(params->get_ref<const std::string&>()).empty()) {
+      decoded = nlohmann::json::object();
+    } else if (params->is_string()) {
       decoded = nlohmann::json::parse(params->get_ref<const std::string&>(), nullptr, false);
       if (decoded.is_discarded()) {
         fail(row, "the arguments of `" + name + "` are not valid JSON");
@@ -112,8 +159,11 @@ bool is_json_candidate(std::string_view content) {
   if (first == std::string_view::npos || (content[first] != '{' && content[first] != '[')) {
     return false;
   }
+  // Anthropic's `input` is too common a key to count alone; with "tool_use" it is a call.
   return (holds_key(content, "\"tool\"") || holds_key(content, "\"name\"")) &&
-         (holds_key(content, "\"parameters\"") || holds_key(content, "\"arguments\""));
+         (holds_key(content, "\"parameters\"") || holds_key(content, "\"arguments\"") ||
+          (holds_key(content, "\"input\"") &&
+           content.find("\"tool_use\"") != std::string_view::npos));
 }
 
 Found read_json_calls(const ReadContext& ctx, int open_row, const std::string& content) {

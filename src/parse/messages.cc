@@ -28,31 +28,75 @@ bool is_setting(std::string_view name) {
 // Names are short; looking for the colon further would make every long line expensive.
 constexpr size_t kLongestName = 64;
 
-}  // namespace
+// CodeCompanion ends its headings with a separator when `show_header_separator` is on
+// (`## Me ───`); editors leave trailing spaces.
+std::string_view without_heading_tail(std::string_view text) {
+  constexpr std::string_view kRule = "─";
+  while (!text.empty()) {
+    if (text.back() == ' ' || text.back() == '\t' || text.back() == '\r') {
+      text.remove_suffix(1);
+    } else if (text.size() >= kRule.size() && text.substr(text.size() - kRule.size()) == kRule) {
+      text.remove_suffix(kRule.size());
+    } else {
+      break;
+    }
+  }
+  return text;
+}
 
-std::optional<Role> role_header(std::string_view line, const RoleNames& roles) {
+struct HeaderMatch {
+  Role role;
+  bool heading;
+};
+
+std::optional<HeaderMatch> match_header(std::string_view line, const RoleNames& roles) {
   if (line.empty()) return std::nullopt;
-  if (starts_with(line, "## ")) {
-    std::string_view name = line.substr(3);
+  const bool h2 = starts_with(line, "## ");
+  if (h2 || starts_with(line, "# ")) {
+    std::string_view name = without_heading_tail(line.substr(h2 ? 3 : 2));
     size_t paren = name.find(" (");
-    if (paren != std::string_view::npos) {
+    if (h2 && paren != std::string_view::npos) {
       if (name.back() != ')') return std::nullopt;
       name = name.substr(0, paren);
     }
-    return role_named(name, roles);
+    if (auto role = role_named(name, roles)) return HeaderMatch{*role, true};
+    return std::nullopt;
   }
-  if (starts_with(line, "# ")) return role_named(line.substr(2), roles);
   size_t colon = line.substr(0, kLongestName).find(':');
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   std::string_view name = line.substr(0, colon);
   if (is_setting(name)) return std::nullopt;
-  return role_named(name, roles);
+  if (auto role = role_named(name, roles)) return HeaderMatch{*role, false};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Role> role_header(std::string_view line, const RoleNames& roles) {
+  auto match = match_header(line, roles);
+  return match ? std::optional<Role>(match->role) : std::nullopt;
+}
+
+std::string_view header_rest(std::string_view line) {
+  if (starts_with(line, "#")) return {};
+  size_t colon = line.substr(0, kLongestName).find(':');
+  if (colon == std::string_view::npos) return {};
+  std::string_view rest = line.substr(colon + 1);
+  if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  return rest;
+}
+
+HeaderStyle header_style_for(std::string_view filetype) {
+  if (filetype == "codecompanion") return HeaderStyle::Headings;
+  if (filetype == "llm-sidekick") return HeaderStyle::Names;
+  return HeaderStyle::Auto;
 }
 
 LineClass classify_line(std::string_view line, const RoleNames& roles) {
   LineClass out;
-  if (auto role = role_header(line, roles)) {
-    out.role = static_cast<int8_t>(*role);
+  if (auto header = match_header(line, roles)) {
+    out.role = static_cast<int8_t>(header->role);
+    out.heading = header->heading;
     return out;
   }
   if (auto open = fence_open(line)) {
@@ -94,6 +138,14 @@ class CloserFinder {
   Miss tilde_;
 };
 
+// A header of the buffer's style; the first header met fixes an Auto style.
+bool is_header(const LineClass& c, HeaderStyle* style) {
+  if (c.role < 0) return false;
+  const HeaderStyle own = c.heading ? HeaderStyle::Headings : HeaderStyle::Names;
+  if (*style == HeaderStyle::Auto) *style = own;
+  return *style == own;
+}
+
 bool stops_here(const SplitStop* stop, int row) {
   if (!stop || row < stop->min_row) return false;
   const auto& old = *stop->old_segments;
@@ -106,7 +158,7 @@ bool stops_here(const SplitStop* stop, int row) {
 }  // namespace
 
 std::vector<Segment> split_segments(const std::vector<LineClass>& classes, int from,
-                                    const SplitStop* stop, int* stopped_at) {
+                                    HeaderStyle* style, const SplitStop* stop, int* stopped_at) {
   const int n = static_cast<int>(classes.size());
   std::vector<Segment> out;
   CloserFinder closers(classes);
@@ -119,7 +171,7 @@ std::vector<Segment> split_segments(const std::vector<LineClass>& classes, int f
   }
   while (row < n) {
     const LineClass& c = classes[row];
-    if (c.role >= 0) {
+    if (is_header(c, style)) {
       current.end = row;
       out.push_back(current);
       if (stops_here(stop, row)) {
@@ -143,7 +195,7 @@ std::vector<Segment> split_segments(const std::vector<LineClass>& classes, int f
       current.unclosed_char = c.fence_char;
       current.unclosed_length = c.fence_length;
       ++row;
-      while (row < n && classes[row].role < 0) ++row;
+      while (row < n && !is_header(classes[row], style)) ++row;
       continue;
     }
     ++row;

@@ -13,13 +13,23 @@
 
 namespace toolhost::parse {
 
-// `## Name`, `## Name (…)`, `# Name` or `NAME: text` at column 0, with Name in `roles`.
+// `## Name`, `## Name (…)`, `# Name` or `NAME: text` at column 0, with Name in `roles`. A
+// heading may end in spaces and CodeCompanion's separator (`## Me ───`).
 std::optional<Role> role_header(std::string_view line, const RoleNames& roles);
+
+// The text after a `NAME:` header (without the one space after the colon), where an
+// llm-sidekick reply may begin; empty for headings.
+std::string_view header_rest(std::string_view line);
+
+// The style a chat plugin's filetype implies: `codecompanion` headings, `llm-sidekick` names,
+// anything else Auto.
+HeaderStyle header_style_for(std::string_view filetype);
 
 // What the splitter needs to know of one line, computed once per line and cached, so that a
 // re-split never looks at the text again.
 struct LineClass {
   int8_t role = -1;     // a Role when the line is a role header
+  bool heading = false;  // the header is `## Name` / `# Name`, not `NAME:`
   char fence_char = 0;  // '`' or '~' when the line opens a fence
   bool bare = false;    // the fence line has no info string, so it can also close a fence
   int32_t fence_length = 0;
@@ -47,10 +57,12 @@ struct SplitStop {
   int row_shift = 0;                                   // new row - old row below the edit
 };
 
-// Splits rows [from, n) into segments. `from` is 0 (a preamble first) or a header row. With a
-// `stop`, the split ends at the first header at or after stop.min_row that was also a header
-// in the previous split; *stopped_at is then that row (else n).
+// Splits rows [from, n) into segments. `from` is 0 (a preamble first) or a header row. Only
+// headers of `*style` count; when it is Auto, the first header met sets it. With a `stop`, the
+// split ends at the first header at or after stop.min_row that was also a header in the
+// previous split; *stopped_at is then that row (else n).
 std::vector<Segment> split_segments(const std::vector<LineClass>& classes, int from,
-                                    const SplitStop* stop = nullptr, int* stopped_at = nullptr);
+                                    HeaderStyle* style, const SplitStop* stop = nullptr,
+                                    int* stopped_at = nullptr);
 
 }  // namespace toolhost::parse

@@ -53,9 +53,19 @@ struct ParseDelta {
   bool empty() const { return added.empty() && changed.empty() && removed.empty(); }
 };
 
+// Which role headers split a buffer into messages (SPEC 3, one style per buffer): a tool block
+// a user pasted into a CodeCompanion message must not start an `Assistant:` message, nor may a
+// `## ` heading in an llm-sidekick reply start one.
+enum class HeaderStyle {
+  Auto,      // the style of the buffer's first role header
+  Headings,  // `## Name`, `# Name` (CodeCompanion)
+  Names,     // `NAME: text` (llm-sidekick)
+};
+
 struct Options {
   ToolTable tools;
   RoleNames roles;
+  HeaderStyle header_style = HeaderStyle::Auto;
   // false while the last assistant message may still be streaming in: a fence left open at
   // its end is `incomplete`, not an error (SPEC 3.1).
   bool complete = true;

@@ -13,14 +13,57 @@ namespace toolhost::parse {
 namespace {
 
 // Text of an element: its PCDATA and CDATA children, entities already decoded.
-std::string element_text(const pugi::xml_node& node) {
+std::string element_text(const pugi::xml_node& node, bool* has_cdata = nullptr) {
   std::string text;
   for (pugi::xml_node child : node.children()) {
     if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata) {
       text += child.value();
+      if (has_cdata && child.type() == pugi::node_cdata) *has_cdata = true;
     }
   }
   return text;
+}
+
+// Parameters that hold code or file text: their indentation is content.
+bool is_code_param(std::string_view name) {
+  return name == "code" || name == "content" || name == "contents" || name == "search" ||
+         name == "replace";
+}
+
+constexpr std::string_view kXmlSpace = " \t\r\n";
+
+bool all_space(std::string_view text) {
+  return text.find_first_not_of(kXmlSpace) == std::string_view::npos;
+}
+
+std::string_view trim_space(std::string_view text) {
+  size_t begin = text.find_first_not_of(kXmlSpace);
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(kXmlSpace) - begin + 1);
+}
+
+// `<code>\n    x = 1\n  </code>`: the newline and indentation that only lay the element out.
+std::string strip_layout(std::string text) {
+  size_t first_newline = text.find('\n');
+  if (first_newline != std::string::npos &&
+      all_space(std::string_view(text).substr(0, first_newline))) {
+    text.erase(0, first_newline + 1);
+  }
+  size_t last_newline = text.rfind('\n');
+  if (last_newline != std::string::npos && all_space(std::string_view(text).substr(last_newline))) {
+    text.erase(last_newline);
+  }
+  return text;
+}
+
+// As CodeCompanion's xml2lua reads it: plain text is trimmed, except that code keeps its
+// indentation; CDATA is taken as written.
+std::string leaf_text(const pugi::xml_node& node) {
+  bool has_cdata = false;
+  std::string text = element_text(node, &has_cdata);
+  if (has_cdata) return text;
+  if (is_code_param(node.name())) return strip_layout(std::move(text));
+  return std::string(trim_space(text));
 }
 
 bool has_child_elements(const pugi::xml_node& node) {
@@ -35,7 +78,7 @@ constexpr int kMaxDepth = 32;
 
 // Nested elements become nested objects; a repeated name becomes a list.
 nlohmann::json element_value(const pugi::xml_node& node, int depth = 0) {
-  if (depth >= kMaxDepth || !has_child_elements(node)) return element_text(node);
+  if (depth >= kMaxDepth || !has_child_elements(node)) return leaf_text(node);
   nlohmann::json object = nlohmann::json::object();
   for (pugi::xml_node child : node.children()) {
     if (child.type() != pugi::node_element) continue;
@@ -122,7 +165,7 @@ class XmlReader {
   void read_tool(const pugi::xml_node& tool) {
     std::string name = tool.attribute("name").value();
     if (name.empty()) name = element_text(tool.child("name"));
-    name = std::string(trim(name));
+    name = std::string(trim_space(name));
     if (tool.child("action")) {
       for (pugi::xml_node action : tool.children("action")) add(action_call(name, action), action);
     } else if (pugi::xml_node parameters = tool.child("parameters")) {
@@ -165,8 +208,19 @@ class XmlReader {
 }  // namespace
 
 bool is_xml_candidate(std::string_view content) {
-  size_t first = content.find_first_not_of(" \t\r\n");
-  return first != std::string_view::npos && starts_with(content.substr(first), "<tool");
+  constexpr std::string_view kSpace = " \t\r\n";
+  size_t first = content.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return false;
+  content.remove_prefix(first);
+  // CodeCompanion's prompts may start with an XML declaration.
+  if (starts_with(content, "<?xml")) {
+    size_t end = content.find("?>");
+    if (end == std::string_view::npos) return false;
+    first = content.find_first_not_of(kSpace, end + 2);
+    if (first == std::string_view::npos) return false;
+    content.remove_prefix(first);
+  }
+  return starts_with(content, "<tool");
 }
 
 Found read_xml_calls(const ReadContext& ctx, int open_row, const std::string& content) {

@@ -8,7 +8,8 @@
 
 namespace toolhost::parse {
 
-// Lexical candidacy (SPEC 3.1): the first non-blank text starts with `<tool` (`<tools` too).
+// Lexical candidacy (SPEC 3.1): the first non-blank text after an optional `<?xml …?>`
+// declaration starts with `<tool` (`<tools` too).
 // A candidate that then fails to parse is an error; any other xml fence is ordinary text.
 bool is_xml_candidate(std::string_view content);
 

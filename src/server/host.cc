@@ -149,16 +149,20 @@ Host::Reply Host::attach(const nlohmann::json& raw) {
   int64_t buf = args.integer_or("buf", 0);
   std::string root = args.string_or("root", ".");
   std::string name = args.string_or("name", "");
+  std::string filetype = args.string_or("filetype", "");
   if (!args.ok()) return core::error(args.error());
   if (buf <= 0) return core::error("`buf` must be a buffer number");
   if (session::Session* existing = session(buf)) {
     // Detached while a job ran: the session kept its jobs; it reads the buffer anew.
     if (!existing->detached()) return ok();
     existing->reattach(std::move(root), std::move(name));
+    existing->set_filetype(filetype);
   } else {
     session::Context context{feedback_, engine_, config_, tools_};
-    sessions_.emplace(
-        buf, std::make_unique<session::Session>(context, buf, std::move(root), std::move(name)));
+    auto fresh =
+        std::make_unique<session::Session>(context, buf, std::move(root), std::move(name));
+    fresh->set_filetype(filetype);
+    sessions_.emplace(buf, std::move(fresh));
   }
   api_.buf_attach(buf, [this, buf](const std::string& error, bool attached) {
     if (error.empty() && attached) return;

@@ -326,6 +326,13 @@ void Session::detach() {
   shown_errors_.clear();
 }
 
+void Session::set_filetype(std::string_view filetype) {
+  parse::ParseDelta delta = parser_.set_header_style(parse::header_style_for(filetype));
+  append(unsynced_.added, delta.added);
+  append(unsynced_.removed, delta.removed);
+  if (ready_) sync_feedback();
+}
+
 void Session::reattach(std::string root, std::string name) {
   root_ = std::move(root);
   name_ = std::move(name);

@@ -50,6 +50,9 @@ class Session {
   // Watched again (:ToolAttach after :ToolDetach while a job ran): the buffer is read anew
   // from the next initial lines event, and results of jobs still running land again.
   void reattach(std::string root, std::string name);
+  // The buffer's filetype decides its header style (CodeCompanion headings, llm-sidekick
+  // names); other filetypes take the style of the first header.
+  void set_filetype(std::string_view filetype);
 
  private:
   struct Active {

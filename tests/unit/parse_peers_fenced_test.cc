@@ -1,0 +1,127 @@
+// What CodeCompanion and model APIs really write into fences (the peer-formats issue): XML
+// declarations and xml2lua's trimming, API tool-call JSON shapes.
+#include <gtest/gtest.h>
+
+#include "parse_test_util.h"
+
+namespace toolhost::parse {
+namespace {
+
+using testing::parse_text;
+
+TEST(PeerXml, DeclarationBeforeToolsIsAccepted) {
+  auto r = parse_text(
+      "## CodeCompanion\n```xml\n<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tools>\n"
+      "<tool name=\"cmd_runner\"><action><command>make</command></action></tool>\n</tools>\n"
+      "```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << (r.errors.empty() ? "" : r.errors[0].message);
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"command", "make"}}));
+}
+
+TEST(PeerXml, DeclarationBeforeOtherXmlIsText) {
+  auto r = parse_text("## CodeCompanion\n```xml\n<?xml version=\"1.0\"?>\n<config/>\n```\n");
+  EXPECT_TRUE(r.calls.empty());
+  EXPECT_TRUE(r.errors.empty());
+}
+
+TEST(PeerXml, ScalarTextIsTrimmedCodeKeepsItsIndentation) {
+  auto r = parse_text(
+      "## CodeCompanion\n```xml\n<tools>\n  <tool name=\"files\">\n    <action type=\"edit\">\n"
+      "      <path>\n        src/a.py\n      </path>\n"
+      "      <search>\n    def f():\n        return 1\n      </search>\n"
+      "      <replace>    def f():\n        return 2</replace>\n"
+      "    </action>\n  </tool>\n</tools>\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << (r.errors.empty() ? "" : r.errors[0].message);
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "src/a.py"},
+                            {"search", {"    def f():\n        return 1"}},
+                            {"replace", {"    def f():\n        return 2"}}}));
+}
+
+TEST(PeerXml, CdataIsTakenAsWritten) {
+  auto r = parse_text(
+      "## CodeCompanion\n```xml\n<tools><tool name=\"cmd_runner\"><action>\n"
+      "<command><![CDATA[  echo 'a  b'  ]]></command>\n</action></tool></tools>\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_EQ(r.calls[0].params["command"], "  echo 'a  b'  ");
+}
+
+TEST(PeerXml, ToolNameAndTypeAreTrimmed) {
+  auto r = parse_text(
+      "## CodeCompanion\n```xml\n<tool>\n  <name>\n    read_file\n  </name>\n"
+      "  <parameters>\n    <path> a.lua </path>\n  </parameters>\n</tool>\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << (r.errors.empty() ? "" : r.errors[0].message);
+  EXPECT_EQ(r.calls[0].tool, "read_file");
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a.lua"}}));
+}
+
+const char* const kOpenAiCall =
+    R"({"id": "call_7", "type": "function", "function": {"name": "run_terminal_command",)"
+    R"( "arguments": "{\"command\": \"ls -la\"}"}})";
+
+TEST(PeerJson, OpenAiToolCallObject) {
+  auto r = parse_text(std::string("## CodeCompanion\n```json\n") + kOpenAiCall + "\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << (r.errors.empty() ? "" : r.errors[0].message);
+  EXPECT_EQ(r.calls[0].tool, "run_terminal_command");
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"command", "ls -la"}}));
+  EXPECT_EQ(r.calls[0].dialect, Dialect::Json);
+}
+
+TEST(PeerJson, OpenAiFunctionMemberAlone) {
+  auto r = parse_text(
+      "## CodeCompanion\n```json\n{\"name\": \"read_file\", \"arguments\": "
+      "\"{\\\"path\\\": \\\"a.c\\\"}\"}\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a.c"}}));
+}
+
+TEST(PeerJson, OpenAiEmptyArgumentsStringIsNoParameters) {
+  auto r = parse_text(
+      "## CodeCompanion\n```json\n{\"type\": \"function\", \"function\": {\"name\": "
+      "\"list_directory\", \"arguments\": \"\"}}\n```\n");
+  // list_directory needs a path: the empty arguments decode, then the requirement speaks.
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "`list_directory` is missing required parameter `path`");
+}
+
+TEST(PeerJson, OllamaToolCallsArrayAndMessage) {
+  const std::string calls =
+      R"([{"function": {"name": "read_file", "arguments": {"path": "a"}}},)"
+      R"( {"function": {"name": "read_file", "arguments": {"path": "b"}}}])";
+  for (const std::string& text :
+       {calls, R"({"role": "assistant", "content": "", "tool_calls": )" + calls + "}"}) {
+    auto r = parse_text("## CodeCompanion\n```json\n" + text + "\n```\n");
+    ASSERT_EQ(r.calls.size(), 2u) << text;
+    EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a"}}));
+    EXPECT_EQ(r.calls[1].params, (nlohmann::json{{"path", "b"}}));
+    EXPECT_EQ(r.calls[1].part, 2);
+  }
+}
+
+TEST(PeerJson, AnthropicToolUseBlock) {
+  auto r = parse_text(
+      "## CodeCompanion\n```json\n{\"type\": \"tool_use\", \"id\": \"toolu_01\", \"name\": "
+      "\"create_or_replace_file\", \"input\": {\"path\": \"n.txt\", \"content\": \"hi\"}}\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << (r.errors.empty() ? "" : r.errors[0].message);
+  EXPECT_EQ(r.calls[0].tool, "create_or_replace_file");
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "n.txt"}, {"content", "hi"}}));
+}
+
+TEST(PeerJson, InputWithoutToolUseIsText) {
+  auto r = parse_text("## CodeCompanion\n```json\n{\"name\": \"form\", \"input\": \"x\"}\n```\n");
+  EXPECT_TRUE(r.calls.empty());
+  EXPECT_TRUE(r.errors.empty());
+}
+
+TEST(PeerJson, ErrorNamesTheAcceptedShapes) {
+  auto r = parse_text(
+      "## CodeCompanion\n```json\n{\"name\": \"x\", \"parameters\": 1, \"tool\": 5}\n```\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  const std::string& message = r.errors[0].message;
+  for (const char* shape : {"\"tool\", \"parameters\"", "OpenAI", "Ollama", "tool_use"}) {
+    EXPECT_NE(message.find(shape), std::string::npos) << shape << " in " << message;
+  }
+}
+
+}  // namespace
+}  // namespace toolhost::parse
