@@ -29,6 +29,10 @@ struct ToolCall {
   Dialect dialect = Dialect::Sidekick;
   int start = 0;  // block rows: header through last fence / "> purpose" line
   int end = 0;
+  // The byte where the block starts on its first row: not 0 when the reply starts on the role
+  // line (`ASSISTANT: **Read:** …`) or the header stands beside another one. Such a block
+  // keeps its text when it finishes: the result goes after it.
+  int column = 0;
   Status status = Status::Pending;  // pending, incomplete, or finished (from its result block)
   std::optional<ResultRef> result;
   int part = 0;                // 1-based index inside a multi-call block, 0 when alone

@@ -2,6 +2,7 @@
 
 #include "parse/call_id.h"
 #include "parse/json_calls.h"
+#include "parse/messages.h"
 #include "parse/reader.h"
 #include "parse/results.h"
 #include "parse/sidekick.h"
@@ -72,6 +73,18 @@ MessageCalls parse_message(const std::vector<std::string>& lines, int begin, int
   MessageCalls out;
   ReadContext ctx{lines, end, options, open_end};
   int row = begin;
+  // llm-sidekick lets a reply start on its role line: `ASSISTANT: **Path:** `a.yaml``.
+  if (begin > 0) {
+    const std::string& header = lines[begin - 1];
+    std::string_view rest = header_rest(header);
+    if (!is_blank(rest)) {
+      const int column = static_cast<int>(header.size() - rest.size());
+      if (auto found = read_sidekick_block(ctx, begin - 1, column)) {
+        row = std::max(found->next_row, begin);
+        append(out, std::move(*found));
+      }
+    }
+  }
   while (row < end) {
     if (auto found = read_sidekick_block(ctx, row)) {
       row = std::max(found->next_row, row + 1);

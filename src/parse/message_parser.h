@@ -15,7 +15,8 @@ struct MessageCalls {
   std::vector<ParseError> errors;
 };
 
-// Rows [begin, end) of a message (begin is the row after its header). `open_end`: the message
+// Rows [begin, end) of a message (begin is the row after its header; a reply that starts on a
+// `NAME:` header row, llm-sidekick style, is read from there). `open_end`: the message
 // ends the buffer and may still be streaming, so a fence open at its end is incomplete.
 MessageCalls parse_message(const std::vector<std::string>& lines, int begin, int end,
                            const Options& options, bool open_end);

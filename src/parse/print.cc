@@ -20,6 +20,7 @@ nlohmann::json to_json(const ToolCall& call) {
                      {"status", call.result->status}};
   }
   if (call.part > 0) out["part"] = call.part;
+  if (call.column > 0) out["column"] = call.column;
   if (call.executed_form) out["executed_form"] = true;
   return out;
 }

@@ -4,292 +4,167 @@
 
 #include "parse/params.h"
 #include "parse/results.h"
+#include "parse/sidekick_block.h"
+#include "parse/sidekick_header.h"
+#include "parse/sidekick_replace.h"
 #include "parse/text.h"
 
 namespace toolhost::parse {
 namespace {
 
-enum class HeaderKind { Bash, Execute, Write, Create, Replace, Read, List, Executed };
-
-struct Header {
-  HeaderKind kind;
-  std::optional<std::string> span;  // the path or command in the header's code span
-};
-
-// The content of a code span that makes up all of `text` (`a`, `` a`b ``), else nullopt.
-std::optional<std::string> whole_code_span(std::string_view text) {
-  size_t ticks = 0;
-  while (ticks < text.size() && text[ticks] == '`') ++ticks;
-  if (ticks == 0 || text.size() <= 2 * ticks) return std::nullopt;
-  size_t trailing = 0;
-  while (trailing < text.size() && text[text.size() - 1 - trailing] == '`') ++trailing;
-  if (trailing != ticks) return std::nullopt;
-  std::string_view inner = text.substr(ticks, text.size() - 2 * ticks);
-  if (ticks == 1 && inner.find('`') != std::string_view::npos) return std::nullopt;
-  if (ticks > 1 && inner.size() >= 2 && inner.front() == ' ' && inner.back() == ' ') {
-    inner = inner.substr(1, inner.size() - 2);
-  }
-  return std::string(inner);
-}
-
-struct LabelKind {
-  std::string_view word;
-  HeaderKind kind;
-};
-constexpr LabelKind kLabels[] = {
-    {"Execute", HeaderKind::Execute}, {"Write", HeaderKind::Write},  {"Create", HeaderKind::Create},
-    {"Replace", HeaderKind::Replace}, {"Path", HeaderKind::Replace}, {"Read", HeaderKind::Read},
-    {"ls", HeaderKind::List},
-};
-
-// Every executed label starts with one of these marks; other lines need no label look-up.
-bool has_executed_mark(std::string_view body) {
-  return starts_with(body, "✓ ") || starts_with(body, "✗ ");
-}
-
-std::optional<Header> parse_header(std::string_view line, const ToolTable& tools) {
-  auto stripped = strip_indent(line);
-  if (!stripped) return std::nullopt;
-  std::string_view body = trim(*stripped);
-  if (body == "**bash**") return Header{HeaderKind::Bash, std::nullopt};
-  if (starts_with(body, "**")) {
-    size_t close = body.find(":** ");
-    if (close == std::string_view::npos) return std::nullopt;
-    std::string_view word = body.substr(2, close - 2);
-    for (const auto& label : kLabels) {
-      if (word != label.word) continue;
-      // A header is one only when the code span ends the line (SPEC 10).
-      auto span = whole_code_span(trim(body.substr(close + 4)));
-      if (!span) return std::nullopt;
-      return Header{label.kind, span};
-    }
-    return std::nullopt;
-  }
-  if (!has_executed_mark(body)) return std::nullopt;
-  // The headers of executed forms: the block was rewritten when its job finished.
-  for (const std::string& prefix : core::executed_labels(tools)) {
-    if (!starts_with(body, prefix)) continue;
-    std::string_view rest = trim(body.substr(prefix.size()));
-    if (rest.empty()) return Header{HeaderKind::Executed, std::nullopt};
-    auto span = whole_code_span(rest);
-    if (!span) return std::nullopt;
-    return Header{HeaderKind::Executed, span};
-  }
-  return std::nullopt;
-}
-
-struct ParamFence {
-  std::string label;  // "Search", "Replace", "Content" or empty
-  int label_row = -1;
-  int open_row = 0;
-  int close_row = -1;  // -1: unclosed, runs to the message's end
-  std::string content;
-  bool closed() const { return close_row >= 0; }
-};
-
-// At most one blank line may separate the parts of a block (SPEC 10).
-int skip_blank(const ReadContext& ctx, int row) {
-  return row < ctx.end && is_blank(ctx.lines[row]) ? row + 1 : row;
-}
-
-// A parameter fence opening at `row`; a `result` fence never is one.
-std::optional<ParamFence> fence_at(const ReadContext& ctx, int row) {
-  if (row >= ctx.end) return std::nullopt;
-  auto open = fence_open(ctx.lines[row]);
-  if (!open || info_word(open->info) == "result") return std::nullopt;
-  ParamFence fence;
-  fence.open_row = row;
-  fence.close_row = find_fence_close(ctx.lines, row + 1, ctx.end, *open);
-  fence.content = join_lines(ctx.lines, row + 1, fence.closed() ? fence.close_row : ctx.end);
-  return fence;
-}
-
-bool is_label(std::string_view line, std::string_view label) {
-  auto body = strip_indent(line);
-  if (!body) return false;
-  std::string_view text = trim(*body);
-  return text.size() == label.size() + 5 && starts_with(text, "**") &&
-         text.substr(2, label.size()) == label && text.substr(2 + label.size()) == ":**";
-}
-
-// A label line (`**Search:**`) and the fence under it.
-std::optional<ParamFence> labeled_fence_at(const ReadContext& ctx, int row,
-                                           std::string_view label) {
-  if (row >= ctx.end || !is_label(ctx.lines[row], label)) return std::nullopt;
-  auto fence = fence_at(ctx, skip_blank(ctx, row + 1));
-  if (!fence) return std::nullopt;
-  fence->label = std::string(label);
-  fence->label_row = row;
-  return fence;
-}
-
-struct Purpose {
-  std::string text;
-  int end_row;  // after the last `>` line; the row it started from when there is none
-};
-
-Purpose read_purpose(const ReadContext& ctx, int row) {
-  Purpose purpose{"", row};
-  int r = skip_blank(ctx, row);
-  while (r < ctx.end) {
-    auto body = strip_indent(ctx.lines[r]);
-    if (!body || body->empty() || body->front() != '>') break;
-    std::string_view text = body->substr(1);
-    if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-    if (!purpose.text.empty()) purpose.text.push_back('\n');
-    purpose.text += text;
-    purpose.end_row = ++r;
-  }
-  return purpose;
-}
-
-// A fence left open: the reply may still be streaming (incomplete), else it is an error.
-Found unclosed(const ReadContext& ctx, int header_row, int fence_row, const std::string& tool,
-               nlohmann::json params) {
-  Found found;
-  found.next_row = ctx.end;
-  if (ctx.open_end) {
-    ToolCall call;
-    const ToolSpec* spec = ctx.options.tools.find(tool);
-    call.tool = spec ? spec->name : tool;
-    call.params = std::move(params);
-    call.start = header_row;
-    call.end = ctx.end;
-    call.status = Status::Incomplete;
-    found.calls.push_back(std::move(call));
-  } else {
-    found.errors.push_back({header_row, ctx.end, fence_row, "unclosed fence"});
-  }
-  return found;
-}
-
-Found make_call(const ReadContext& ctx, const std::string& tool, nlohmann::json params, int start,
-                int end) {
-  Found found;
-  found.next_row = end;
-  auto resolved = resolve_call(ctx.options.tools, tool, std::move(params));
-  if (auto* error = std::get_if<std::string>(&resolved)) {
-    found.errors.push_back({start, end, start, *error});
-    return found;
-  }
-  auto& call_parts = std::get<ResolvedCall>(resolved);
-  ToolCall call;
-  call.tool = std::move(call_parts.tool);
-  call.params = std::move(call_parts.params);
-  call.start = start;
-  call.end = end;
-  if (auto result = result_block_at(ctx.lines, end, ctx.end)) {
-    attach_result(call, *result);
-    found.next_row = result->end;
-  }
-  found.calls.push_back(std::move(call));
-  return found;
-}
-
-// `**bash**`, `**Write:**`, `**Create:**`: a header and one fence.
-std::optional<Found> read_single_fence(const ReadContext& ctx, int row, const Header& header) {
-  int at = skip_blank(ctx, row + 1);
+// `**Shell**`, `**Write:**`, `**Create:**`: a header and one fence.
+std::optional<Found> read_single_fence(const ReadContext& ctx, BlockStart at,
+                                       const Header& header) {
+  int row = skip_blank(ctx, at.row + 1);
   std::optional<ParamFence> fence;
-  if (header.kind == HeaderKind::Create) fence = labeled_fence_at(ctx, at, "Content");
-  if (!fence) fence = fence_at(ctx, at);
+  if (header.kind == HeaderKind::Create) fence = labeled_fence_at(ctx, row, "Content");
+  if (!fence) fence = fence_at(ctx, row);
   if (!fence) return std::nullopt;
   std::string tool = "run_terminal_command";
   nlohmann::json params = nlohmann::json::object();
-  if (header.kind == HeaderKind::Bash) {
+  if (header.kind == HeaderKind::Shell) {
     params["command"] = fence->content;
   } else {
     tool = "create_or_replace_file";
     params["path"] = *header.span;
     params["content"] = fence->content;
   }
-  if (!fence->closed()) return unclosed(ctx, row, fence->open_row, tool, std::move(params));
+  if (!fence->closed()) return unclosed(ctx, at, fence->open_row, tool, std::move(params));
   Purpose purpose = read_purpose(ctx, fence->close_row + 1);
   if (!purpose.text.empty()) params["purpose"] = purpose.text;
-  return make_call(ctx, tool, std::move(params), row, purpose.end_row);
+  return make_call(ctx, tool, std::move(params), at, purpose.end_row);
 }
 
-// `**Execute:**`, `**Read:**`, `**ls:**`: everything is in the header.
-Found read_header_only(const ReadContext& ctx, int row, const Header& header) {
-  Purpose purpose = read_purpose(ctx, row + 1);
+// `a.lua:3-5` (lines 3 to 5) or `a.lua:7` (line 7): llm-sidekick shows a range read so.
+void add_path_and_range(nlohmann::json& params, const std::string& span) {
+  auto number = [](std::string_view text, int& out) {
+    if (text.empty() || text.size() > 9) return false;
+    out = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return false;
+      out = out * 10 + (c - '0');
+    }
+    return out > 0;
+  };
+  size_t colon = span.rfind(':');
+  int first = 0;
+  int last = 0;
+  if (colon != std::string::npos && colon > 0) {
+    std::string_view range = std::string_view(span).substr(colon + 1);
+    size_t dash = range.find('-');
+    bool ok = dash == std::string_view::npos
+                  ? number(range, first) && number(range, last)
+                  : number(range.substr(0, dash), first) && number(range.substr(dash + 1), last);
+    if (ok && first <= last) {
+      params["path"] = span.substr(0, colon);
+      params["start_line"] = first;
+      params["end_line"] = last;
+      return;
+    }
+  }
+  params["path"] = span;
+}
+
+// `**Execute:**`, `**Read:**`, `**ls:**`: everything is in the header. The rows of a call
+// start at `at`; its `> purpose` lines follow the header's row.
+nlohmann::json header_only_params(const Header& header, std::string& tool) {
   nlohmann::json params = nlohmann::json::object();
-  std::string tool;
   if (header.kind == HeaderKind::Execute) {
     tool = "run_terminal_command";
     params["command"] = *header.span;
-    if (!purpose.text.empty()) params["explanation"] = purpose.text;
+  } else if (header.kind == HeaderKind::Read) {
+    tool = "read_file";
+    add_path_and_range(params, *header.span);
   } else {
-    tool = header.kind == HeaderKind::Read ? "read_file" : "list_directory";
+    tool = "list_directory";
     params["path"] = *header.span;
-    if (!purpose.text.empty()) params["purpose"] = purpose.text;
   }
-  return make_call(ctx, tool, std::move(params), row, purpose.end_row);
+  return params;
 }
 
-// `**Replace:** `path``: `**Search:**`/`**Replace:**` pairs, or two bare fences right under the
-// header (old, new).
-std::optional<Found> read_replace(const ReadContext& ctx, int row, const Header& header) {
-  nlohmann::json params = {{"path", *header.span},
-                           {"search", nlohmann::json::array()},
-                           {"replace", nlohmann::json::array()}};
-  auto add_pair = [&](const ParamFence& search, const ParamFence& replace) {
-    params["search"].push_back(search.content);
-    params["replace"].push_back(replace.content);
-  };
-  int cursor = row + 1;
-  if (auto old_text = fence_at(ctx, cursor)) {
-    if (!old_text->closed())
-      return unclosed(ctx, row, old_text->open_row, "replace_in_file", params);
-    auto new_text = fence_at(ctx, old_text->close_row + 1);
-    if (!new_text) {
-      Found found;
-      found.next_row = old_text->close_row + 1;
-      found.errors.push_back(
-          {row, found.next_row, old_text->open_row, "a search block without its replacement"});
-      return found;
-    }
-    if (!new_text->closed())
-      return unclosed(ctx, row, new_text->open_row, "replace_in_file", params);
-    add_pair(*old_text, *new_text);
-    cursor = new_text->close_row + 1;
-  } else {
-    while (auto search = labeled_fence_at(ctx, skip_blank(ctx, cursor), "Search")) {
-      if (!search->closed()) return unclosed(ctx, row, search->open_row, "replace_in_file", params);
-      auto replace = labeled_fence_at(ctx, skip_blank(ctx, search->close_row + 1), "Replace");
-      if (!replace) {
-        Found found;
-        found.next_row = search->close_row + 1;
-        found.errors.push_back(
-            {row, found.next_row, search->label_row, "`**Search:**` without `**Replace:**`"});
-        return found;
-      }
-      if (!replace->closed()) {
-        return unclosed(ctx, row, replace->open_row, "replace_in_file", params);
-      }
-      add_pair(*search, *replace);
-      cursor = replace->close_row + 1;
+void add_purpose(nlohmann::json& params, const std::string& tool, const Purpose& purpose) {
+  if (purpose.text.empty()) return;
+  params[tool == "run_terminal_command" ? "explanation" : "purpose"] = purpose.text;
+}
+
+Found read_header_only(const ReadContext& ctx, BlockStart at, const Header& header) {
+  Purpose purpose = read_purpose(ctx, at.row + 1);
+  std::string tool;
+  nlohmann::json params = header_only_params(header, tool);
+  add_purpose(params, tool, purpose);
+  return make_call(ctx, tool, std::move(params), at, purpose.end_row);
+}
+
+bool is_header_only(HeaderKind kind) {
+  return kind == HeaderKind::Execute || kind == HeaderKind::Read || kind == HeaderKind::List;
+}
+
+// `**Read:** `a`**Read:** `b``: one call per header, parts of one block that keeps its text
+// (the results go after it, one per part, as for an XML block with several actions).
+Found read_side_by_side(const ReadContext& ctx, int row, int column,
+                        const std::vector<Header>& headers) {
+  Purpose purpose = read_purpose(ctx, row + 1);
+  for (const Header& header : headers) {
+    if (!is_header_only(header.kind)) {
+      return block_error({row, column}, purpose.end_row, row,
+                         "several headers on one line: only `**Read:**`, `**ls:**` and "
+                         "`**Execute:**` headers can share a line");
     }
   }
-  if (params["search"].empty()) return std::nullopt;
-  Purpose purpose = read_purpose(ctx, cursor);
-  if (!purpose.text.empty()) params["purpose"] = purpose.text;
-  return make_call(ctx, "replace_in_file", std::move(params), row, purpose.end_row);
+  Found found;
+  for (size_t i = 0; i < headers.size(); ++i) {
+    std::string tool;
+    nlohmann::json params = header_only_params(headers[i], tool);
+    add_purpose(params, tool, purpose);
+    BlockStart at{row, column + static_cast<int>(headers[i].column)};
+    auto resolved = resolve_call(ctx.options.tools, tool, std::move(params));
+    if (auto* error = std::get_if<std::string>(&resolved)) {
+      found.errors.push_back({row, purpose.end_row, row, *error});
+      continue;
+    }
+    ToolCall call;
+    call.tool = std::move(std::get<ResolvedCall>(resolved).tool);
+    call.params = std::move(std::get<ResolvedCall>(resolved).params);
+    call.start = row;
+    call.column = at.column;
+    call.end = purpose.end_row;
+    call.part = static_cast<int>(i) + 1;
+    found.calls.push_back(std::move(call));
+  }
+  found.next_row = attach_results_after_fence(ctx.lines, purpose.end_row, ctx.end, found.calls);
+  return found;
+}
+
+// `**Insert:** `path:N`` and a fence: llm-sidekick's insertion after line N. toolhost has no
+// insert tool (SPEC 7), so the block is an error that says so rather than nothing.
+Found read_insert(const ReadContext& ctx, BlockStart at) {
+  int end = at.row + 1;
+  if (auto fence = fence_at(ctx, skip_blank(ctx, end))) {
+    end = fence->closed() ? fence->close_row + 1 : ctx.end;
+  }
+  return block_error(at, read_purpose(ctx, end).end_row, at.row,
+                     "`**Insert:**` (insert after a line) is not supported: toolhost has no "
+                     "insert tool; a `**Replace:**` edit does the same");
 }
 
 // An executed form: header, the fences it kept, `>` lines, then its result block, which names
 // the tool and the status.
-std::optional<Found> read_executed(const ReadContext& ctx, int row, const Header& header) {
+std::optional<Found> read_executed(const ReadContext& ctx, BlockStart at, const Header& header) {
   std::vector<ParamFence> fences;
-  int cursor = row + 1;
-  while (true) {
-    int at = skip_blank(ctx, cursor);
-    std::optional<ParamFence> fence;
-    for (std::string_view label : {"Search", "Replace", "Content"}) {
-      if (!fence) fence = labeled_fence_at(ctx, at, label);
+  int cursor = at.row + 1;
+  std::optional<Replacements> replacements = read_replacements(ctx, cursor);
+  if (replacements && replacements->error.empty()) {
+    cursor = replacements->end_row;
+  } else {
+    replacements.reset();
+    while (true) {
+      int row = skip_blank(ctx, cursor);
+      std::optional<ParamFence> fence = labeled_fence_at(ctx, row, "Content");
+      if (!fence) fence = fence_at(ctx, row);
+      if (!fence || !fence->closed()) break;
+      cursor = fence->close_row + 1;
+      fences.push_back(std::move(*fence));
     }
-    if (!fence) fence = fence_at(ctx, at);
-    if (!fence || !fence->closed()) break;
-    cursor = fence->close_row + 1;
-    fences.push_back(std::move(*fence));
   }
   Purpose purpose = read_purpose(ctx, cursor);
   auto result = result_block_at(ctx.lines, purpose.end_row, ctx.end);
@@ -303,21 +178,17 @@ std::optional<Found> read_executed(const ReadContext& ctx, int row, const Header
       params["command"] = *header.span;
     else if (!fences.empty())
       params["command"] = fences.front().content;
+  } else if (header.span && tool == "read_file") {
+    add_path_and_range(params, *header.span);
   } else if (header.span) {
     params["path"] = *header.span;
   }
   if (tool == "create_or_replace_file" && !fences.empty()) {
     params["content"] = fences.front().content;
   }
-  if (tool == "replace_in_file") {
-    params["search"] = nlohmann::json::array();
-    params["replace"] = nlohmann::json::array();
-    bool is_search = true;  // unlabeled fences alternate old, new
-    for (const auto& fence : fences) {
-      bool search = fence.label.empty() ? is_search : fence.label == "Search";
-      params[search ? "search" : "replace"].push_back(fence.content);
-      is_search = !search;
-    }
+  if (tool == "replace_in_file" && replacements) {
+    params["search"] = std::move(replacements->search);
+    params["replace"] = std::move(replacements->replace);
   }
   if (!purpose.text.empty()) params["purpose"] = purpose.text;
 
@@ -331,7 +202,8 @@ std::optional<Found> read_executed(const ReadContext& ctx, int row, const Header
     call.tool = tool;
     call.params = std::move(params);
   }
-  call.start = row;
+  call.start = at.row;
+  call.column = at.column;
   call.end = purpose.end_row;
   call.executed_form = true;
   attach_result(call, *result);
@@ -341,20 +213,43 @@ std::optional<Found> read_executed(const ReadContext& ctx, int row, const Header
   return found;
 }
 
+std::optional<Found> read_replace(const ReadContext& ctx, BlockStart at, const Header& header) {
+  std::optional<Replacements> replacements = read_replacements(ctx, at.row + 1);
+  if (!replacements) return std::nullopt;
+  nlohmann::json params = {{"path", *header.span},
+                           {"search", std::move(replacements->search)},
+                           {"replace", std::move(replacements->replace)}};
+  if (replacements->unclosed_row >= 0) {
+    return unclosed(ctx, at, replacements->unclosed_row, "replace_in_file", std::move(params));
+  }
+  if (!replacements->error.empty()) {
+    return block_error(at, replacements->end_row, replacements->error_row, replacements->error);
+  }
+  Purpose purpose = read_purpose(ctx, replacements->end_row);
+  if (!purpose.text.empty()) params["purpose"] = purpose.text;
+  return make_call(ctx, "replace_in_file", std::move(params), at, purpose.end_row);
+}
+
 }  // namespace
 
-std::optional<Found> read_sidekick_block(const ReadContext& ctx, int row) {
-  auto header = parse_header(ctx.lines[row], ctx.options.tools);
-  if (!header) return std::nullopt;
-  switch (header->kind) {
-    case HeaderKind::Bash:
+std::optional<Found> read_sidekick_block(const ReadContext& ctx, int row, int column) {
+  std::string_view text = std::string_view(ctx.lines[row]).substr(column);
+  std::vector<Header> headers = parse_headers(text, ctx.options.tools);
+  if (headers.empty()) return std::nullopt;
+  if (headers.size() > 1) return read_side_by_side(ctx, row, column, headers);
+  const Header& header = headers.front();
+  // The column of a block at the line's start stays 0, whatever its indentation.
+  BlockStart at{row, column == 0 ? 0 : column + static_cast<int>(header.column)};
+  switch (header.kind) {
+    case HeaderKind::Shell:
     case HeaderKind::Write:
-    case HeaderKind::Create: return read_single_fence(ctx, row, *header);
+    case HeaderKind::Create: return read_single_fence(ctx, at, header);
     case HeaderKind::Execute:
     case HeaderKind::Read:
-    case HeaderKind::List: return read_header_only(ctx, row, *header);
-    case HeaderKind::Replace: return read_replace(ctx, row, *header);
-    case HeaderKind::Executed: return read_executed(ctx, row, *header);
+    case HeaderKind::List: return read_header_only(ctx, at, header);
+    case HeaderKind::Replace: return read_replace(ctx, at, header);
+    case HeaderKind::Insert: return read_insert(ctx, at);
+    case HeaderKind::Executed: return read_executed(ctx, at, header);
   }
   return std::nullopt;
 }

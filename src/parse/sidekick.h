@@ -9,8 +9,9 @@
 
 namespace toolhost::parse {
 
-// Reads the block whose header is at `row`; nullopt when the line is no sidekick header or the
+// Reads the block whose header is at `row`, from byte `column` of the line on (past `ASSISTANT: `
+// when the reply starts on the role line); nullopt when that text is no sidekick header or the
 // header lacks the fence it needs (then it is prose).
-std::optional<Found> read_sidekick_block(const ReadContext& ctx, int row);
+std::optional<Found> read_sidekick_block(const ReadContext& ctx, int row, int column = 0);
 
 }  // namespace toolhost::parse

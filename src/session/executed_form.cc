@@ -49,7 +49,10 @@ std::vector<std::string> fenced(const std::string& text) {
 }  // namespace
 
 bool keeps_block(const parse::ToolCall& call) {
-  return call.dialect != parse::Dialect::Sidekick || call.executed_form;
+  // A block that shares its first line (with the role header, or with a sibling header) cannot
+  // rewrite that line without rewriting what else is on it.
+  return call.dialect != parse::Dialect::Sidekick || call.executed_form || call.part > 0 ||
+         call.column > 0;
 }
 
 std::vector<std::string> executed_form(const parse::ToolCall& call,

@@ -10,8 +10,9 @@
 
 namespace toolhost::session {
 
-// Fenced dialects (CodeCompanion XML, JSON) and already executed blocks stay as they are:
-// their result block goes after them.
+// Fenced dialects (CodeCompanion XML, JSON), already executed blocks and blocks that share their
+// first line (`ASSISTANT: **Read:** …`, two headers side by side) stay as they are: their
+// result block goes after them.
 bool keeps_block(const parse::ToolCall& call);
 
 // The block's new lines (the result block is appended by the caller).

@@ -210,7 +210,7 @@ TEST(ParseIncremental, MessageInsertedAboveKeepsIds) {
   IncrementalParser parser(testing::default_options());
   parser.reset(lines);
   auto before = parser.result().calls;
-  ParseDelta delta = parser.apply(4, 4, {"USER: another", "ASSISTANT: **Read:** `x`", "ok"});
+  ParseDelta delta = parser.apply(4, 4, {"USER: another", "ASSISTANT: I read `x`", "ok"});
   EXPECT_TRUE(delta.empty());
   ASSERT_EQ(parser.result().calls.size(), before.size());
   for (size_t i = 0; i < before.size(); ++i) {

@@ -1,0 +1,188 @@
+// What llm-sidekick really writes into a chat buffer (the peer-formats issue): shell-named
+// terminal headers, one-fence replacements, headers side by side, line ranges, a reply that
+// starts on the role line.
+#include <gtest/gtest.h>
+
+#include "parse_test_util.h"
+
+namespace toolhost::parse {
+namespace {
+
+using testing::parse_text;
+
+std::string first_error(const ParseResult& r) {
+  return r.errors.empty() ? "" : r.errors[0].message;
+}
+
+TEST(PeerSidekick, ShellNamedTerminalHeaders) {
+  for (const char* shell : {"zsh", "fish", "sh", "bash"}) {
+    auto r = parse_text(std::string("ASSISTANT: ok\n**") + shell + "**\n```" + shell +
+                        "\nls -la\n```\n> list\n");
+    ASSERT_EQ(r.calls.size(), 1u) << shell;
+    EXPECT_EQ(r.calls[0].tool, "run_terminal_command");
+    EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"command", "ls -la"}, {"purpose", "list"}}));
+  }
+  auto prose = parse_text("ASSISTANT: ok\n**perl**\n```\nls\n```\n");
+  EXPECT_TRUE(prose.calls.empty());
+}
+
+TEST(PeerSidekick, OneFenceReplacementUnderTheHeaderOrAfterABlankLine) {
+  for (const char* gap : {"", "\n"}) {
+    auto r = parse_text(std::string("ASSISTANT: ok\n**Replace:** `a.py`\n") + gap +
+                        "```python\ndef f():\n    return 1\n\ndef f():\n    return 2\n```\n");
+    ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+    EXPECT_EQ(r.calls[0].tool, "replace_in_file");
+    EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a.py"},
+                                                 {"search", {"def f():\n    return 1"}},
+                                                 {"replace", {"def f():\n    return 2"}}}));
+  }
+}
+
+TEST(PeerSidekick, PathHeaderWithOneFenceIsTheSameEdit) {
+  auto r = parse_text("ASSISTANT: ok\n**Path:** `c.yaml`\n```yaml\nport: 1\n\nport: 2\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "c.yaml"}, {"search", {"port: 1"}}, {"replace", {"port: 2"}}}));
+}
+
+TEST(PeerSidekick, NumberedReplacementsUnderOneHeader) {
+  auto r = parse_text(
+      "ASSISTANT: ok\n**Replace:** `m.c`\n**Replacement 1:**\n```c\na\n\nb\n```\n\n"
+      "**Replacement 2:**\n\n```c\nc\n\nd\n```\n> two edits\n");
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "m.c"},
+                                               {"search", {"a", "c"}},
+                                               {"replace", {"b", "d"}},
+                                               {"purpose", "two edits"}}));
+  EXPECT_EQ(r.calls[0].start, 1);
+  EXPECT_EQ(r.calls[0].end, 17);
+}
+
+TEST(PeerSidekick, AmbiguousOneFenceSplitIsAnError) {
+  auto r = parse_text("ASSISTANT: ok\n**Replace:** `a`\n```\nx\n\ny\n\nz\n```\n");
+  EXPECT_TRUE(r.calls.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("2 blank lines"), std::string::npos) << r.errors[0].message;
+  EXPECT_NE(r.errors[0].message.find("guess"), std::string::npos);
+  EXPECT_EQ(r.errors[0].start, 1);
+  EXPECT_EQ(r.errors[0].end, 9);
+}
+
+TEST(PeerSidekick, OneFenceWithoutABlankLineIsAnError) {
+  auto r = parse_text("ASSISTANT: ok\n**Replace:** `a`\n```\nx\ny\n```\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("no blank line"), std::string::npos);
+}
+
+TEST(PeerSidekick, TwoFenceAndLabeledFormsKeepWorking) {
+  auto two = parse_text("ASSISTANT: ok\n**Path:** `a`\n```\nx\n```\n```\ny\n```\n");
+  ASSERT_EQ(two.calls.size(), 1u);
+  EXPECT_EQ(two.calls[0].params["search"], nlohmann::json({"x"}));
+  auto labeled = parse_text(
+      "ASSISTANT: ok\n**Replace:** `a`\n**Search:**\n```\nx\n\ny\n```\n**Replace:**\n```\nz\n```\n");
+  ASSERT_EQ(labeled.calls.size(), 1u) << first_error(labeled);
+  EXPECT_EQ(labeled.calls[0].params["search"], nlohmann::json({"x\n\ny"}));
+}
+
+TEST(PeerSidekick, SeveralHeadersOnOneLineAreParts) {
+  auto r = parse_text("ASSISTANT: ok\n**Read:** `a.lua`**Read:** `b.lua` **ls:** `src`\n");
+  ASSERT_EQ(r.calls.size(), 3u) << first_error(r);
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a.lua"}}));
+  EXPECT_EQ(r.calls[1].params, (nlohmann::json{{"path", "b.lua"}}));
+  EXPECT_EQ(r.calls[2].tool, "list_directory");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.calls[i].part, i + 1);
+    EXPECT_EQ(r.calls[i].start, 1);
+    EXPECT_EQ(r.calls[i].end, 2);
+  }
+  EXPECT_EQ(r.calls[0].column, 0);
+  EXPECT_EQ(r.calls[1].column, 17);
+  EXPECT_NE(r.calls[0].id, r.calls[1].id);
+}
+
+TEST(PeerSidekick, PartsOnOneLineFinishWithResultBlocksByPart) {
+  auto r = parse_text(
+      "ASSISTANT: ok\n**Read:** `a`**Read:** `b`\n"
+      "````result id=th-2 tool=read_file status=succeeded duration=0.01s part=2\nb\n````\n");
+  ASSERT_EQ(r.calls.size(), 2u);
+  EXPECT_EQ(r.calls[0].status, Status::Pending);
+  EXPECT_EQ(r.calls[1].status, Status::Succeeded);
+}
+
+TEST(PeerSidekick, TextAfterSideBySideHeadersMakesProse) {
+  auto r = parse_text("ASSISTANT: ok\n**Read:** `a`**Read:** `b` and then more\n");
+  EXPECT_TRUE(r.calls.empty());
+  EXPECT_TRUE(r.errors.empty());
+}
+
+TEST(PeerSidekick, FenceHeadersCannotShareALine) {
+  auto r = parse_text("ASSISTANT: ok\n**Read:** `a`**Write:** `b`\n```\nx\n```\n");
+  EXPECT_TRUE(r.calls.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("several headers on one line"), std::string::npos);
+}
+
+TEST(PeerSidekick, ReadLineRanges) {
+  auto r = parse_text("ASSISTANT: ok\n**Read:** `a.lua:3-5`\n\n**Read:** `b.lua:7`\n\n**Read:** `c:d`\n");
+  ASSERT_EQ(r.calls.size(), 3u);
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "a.lua"}, {"start_line", 3}, {"end_line", 5}}));
+  EXPECT_EQ(r.calls[1].params,
+            (nlohmann::json{{"path", "b.lua"}, {"start_line", 7}, {"end_line", 7}}));
+  EXPECT_EQ(r.calls[2].params, (nlohmann::json{{"path", "c:d"}}));
+}
+
+TEST(PeerSidekick, InsertIsAnErrorNamingTheForm) {
+  auto r = parse_text("ASSISTANT: ok\n**Insert:** `a.lua:12`\n```lua\nlocal x = 1\n```\nafter\n");
+  EXPECT_TRUE(r.calls.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("`**Insert:**`"), std::string::npos);
+  EXPECT_EQ(r.errors[0].start, 1);
+  EXPECT_EQ(r.errors[0].end, 5);
+}
+
+TEST(PeerSidekick, BlockOnTheRoleLine) {
+  auto r = parse_text("USER: fix it\nASSISTANT: **Path:** `config.yaml`\n```yaml\na: 1\n\na: 2\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_EQ(r.calls[0].tool, "replace_in_file");
+  EXPECT_EQ(r.calls[0].start, 1);
+  EXPECT_EQ(r.calls[0].end, 7);
+  EXPECT_EQ(r.calls[0].column, 11);
+  EXPECT_EQ(r.calls[0].params["path"], "config.yaml");
+  // The same text on the next line is the same call (same id).
+  auto next_line =
+      parse_text("USER: fix it\nASSISTANT:\n**Path:** `config.yaml`\n```yaml\na: 1\n\na: 2\n```\n");
+  ASSERT_EQ(next_line.calls.size(), 1u);
+  EXPECT_EQ(next_line.calls[0].id, r.calls[0].id);
+  EXPECT_EQ(next_line.calls[0].column, 0);
+}
+
+TEST(PeerSidekick, RoleLineBlockFinishesByItsResultBlock) {
+  auto r = parse_text(
+      "ASSISTANT: **Read:** `a`\n"
+      "````result id=th-3 tool=read_file status=succeeded duration=0.01s\nx\n````\n");
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_EQ(r.calls[0].status, Status::Succeeded);
+  EXPECT_EQ(r.calls[0].result->start, 1);
+}
+
+TEST(PeerSidekick, ExecutedOneFenceReplacementKeepsItsPairs) {
+  auto r = parse_text(
+      "ASSISTANT: ok\n✓ Replaced in: `a`\n```\nx\n\ny\n```\n"
+      "````result id=th-4 tool=replace_in_file status=succeeded duration=0.01s\nok\n````\n");
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_TRUE(r.calls[0].executed_form);
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "a"}, {"search", {"x"}}, {"replace", {"y"}}}));
+}
+
+TEST(PeerSidekick, CrlfAndTrailingSpaces) {
+  auto r = parse_text(
+      "USER: hi\r\nASSISTANT: ok\r\n**zsh**  \r\n```zsh\r\nls\r\n```\r\n**Read:** `a`  \r\n");
+  ASSERT_EQ(r.messages.size(), 2u);
+  ASSERT_EQ(r.calls.size(), 2u) << first_error(r);
+  EXPECT_EQ(r.calls[1].params["path"], "a");
+}
+
+}  // namespace
+}  // namespace toolhost::parse
