@@ -12,14 +12,36 @@
 namespace toolhost::parse {
 namespace {
 
+// A header whose fence is missing: the reply may still be streaming it in when nothing but
+// blank lines follows, else the block is an error, never silently nothing.
+Found missing_body(const ReadContext& ctx, BlockStart at, const std::string& tool,
+                   nlohmann::json params, const std::string& what) {
+  bool rest_blank = true;
+  for (int row = at.row + 1; row < ctx.end && rest_blank; ++row) {
+    rest_blank = is_blank(ctx.lines[row]);
+  }
+  if (ctx.open_end && rest_blank) return unclosed(ctx, at, at.row, tool, std::move(params));
+  return block_error(at, at.row + 1, at.row, what);
+}
+
 // `**Shell**`, `**Write:**`, `**Create:**`: a header and one fence.
-std::optional<Found> read_single_fence(const ReadContext& ctx, BlockStart at,
-                                       const Header& header) {
+Found read_single_fence(const ReadContext& ctx, BlockStart at, const Header& header) {
   int row = skip_blank(ctx, at.row + 1);
   std::optional<ParamFence> fence;
   if (header.kind == HeaderKind::Create) fence = labeled_fence_at(ctx, row, "Content");
   if (!fence) fence = fence_at(ctx, row);
-  if (!fence) return std::nullopt;
+  if (!fence) {
+    const bool shell = header.kind == HeaderKind::Shell;
+    nlohmann::json params = nlohmann::json::object();
+    if (!shell) params["path"] = *header.span;
+    return missing_body(ctx, at, shell ? "run_terminal_command" : "create_or_replace_file",
+                        std::move(params),
+                        shell ? "a terminal header without the fence holding its command"
+                              : "`**" + std::string(header.kind == HeaderKind::Create
+                                                         ? "Create"
+                                                         : "Write") +
+                                    ":**` without the fence holding the file's content");
+  }
   std::string tool = "run_terminal_command";
   nlohmann::json params = nlohmann::json::object();
   if (header.kind == HeaderKind::Shell) {
@@ -213,9 +235,13 @@ std::optional<Found> read_executed(const ReadContext& ctx, BlockStart at, const 
   return found;
 }
 
-std::optional<Found> read_replace(const ReadContext& ctx, BlockStart at, const Header& header) {
+Found read_replace(const ReadContext& ctx, BlockStart at, const Header& header) {
   std::optional<Replacements> replacements = read_replacements(ctx, at.row + 1);
-  if (!replacements) return std::nullopt;
+  if (!replacements) {
+    return missing_body(ctx, at, "replace_in_file", {{"path", *header.span}},
+                        "a replacement header without its fences (old text, a blank line, the "
+                        "new text; or `**Search:**` and `**Replace:**`)");
+  }
   nlohmann::json params = {{"path", *header.span},
                            {"search", std::move(replacements->search)},
                            {"replace", std::move(replacements->replace)}};

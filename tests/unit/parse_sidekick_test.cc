@@ -25,10 +25,24 @@ TEST(ParseSidekick, BashBlockWithPurpose) {
   EXPECT_TRUE(r.errors.empty());
 }
 
-TEST(ParseSidekick, TwoBlankLinesSeparateHeaderFromFence) {
+// SPEC 12: a header is a call or an error, never silently nothing.
+TEST(ParseSidekick, TwoBlankLinesSeparateHeaderFromFenceIsAnError) {
   auto r = parse_text("ASSISTANT: go\n**bash**\n\n\n```\nls\n```\n");
   EXPECT_TRUE(r.calls.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "a terminal header without the fence holding its command");
+  EXPECT_EQ(r.errors[0].start, 1);
+  EXPECT_EQ(r.errors[0].end, 2);
+}
+
+TEST(ParseSidekick, HeaderWithoutItsFenceAtAStreamingEndIsIncomplete) {
+  auto r = parse_text("ASSISTANT: go\n**Write:** `a.txt`\n\n", /*complete=*/false);
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_EQ(r.calls[0].status, Status::Incomplete);
   EXPECT_TRUE(r.errors.empty());
+  auto done = parse_text("ASSISTANT: go\n**Write:** `a.txt`\n\n");
+  ASSERT_EQ(done.errors.size(), 1u);
+  EXPECT_EQ(done.errors[0].message, "`**Write:**` without the fence holding the file's content");
 }
 
 TEST(ParseSidekick, HeaderWithTextAfterTheSpanIsProse) {
@@ -79,7 +93,8 @@ TEST(ParseSidekick, ResultFenceIsNeverAParameterFence) {
   auto r =
       parse_text("ASSISTANT: go\n**bash**\n````result id=th-1 tool=x status=failed\nout\n````\n");
   EXPECT_TRUE(r.calls.empty());
-  EXPECT_TRUE(r.errors.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].end, 2);  // the header alone: the result block is no part of it
 }
 
 TEST(ParseSidekick, BlockFollowedByResultIsFinished) {
