@@ -147,6 +147,36 @@ TEST_F(SessionTest, ResultsOfAMultiCallBlockGoAfterTheLowerParts) {
   EXPECT_NE(edit["lines"][0].get<std::string>().find(" part=2"), std::string::npos) << edit;
 }
 
+TEST_F(SessionTest, BlockOnTheRoleLineKeepsItsLineAndGetsItsResultAfter) {
+  load({"USER: hi", "ASSISTANT: **zsh**", "```zsh", "echo hi", "```", "USER: "});
+  session_->run_at(3, false);
+  ASSERT_TRUE(wait_for_edits(1));
+  json edit = sent("edits")[0];
+  EXPECT_EQ(edit["insert"], true) << edit;
+  EXPECT_EQ(edit["expect"], json(Lines{"ASSISTANT: **zsh**", "```zsh", "echo hi", "```"}));
+  EXPECT_EQ(edit["lines"][0].get<std::string>().rfind("````result id=th-1", 0), 0u) << edit;
+}
+
+TEST_F(SessionTest, HeadersSideBySideRunAsPartsOfOneBlock) {
+  load({"USER: hi", "ASSISTANT: ok", "**Execute:** `echo a`**Execute:** `echo b`", "USER: "});
+  session_->run_at(2, false);
+  ASSERT_TRUE(wait_for_edits(1));
+  json edit = sent("edits")[0];
+  EXPECT_EQ(edit["insert"], true) << edit;
+  EXPECT_NE(edit["lines"][0].get<std::string>().find(" part=1"), std::string::npos) << edit;
+}
+
+TEST_F(SessionTest, FiletypeDecidesWhichHeadersSplitMessages) {
+  // In a CodeCompanion buffer, a pasted `ASSISTANT:` line is the user's text, not a reply.
+  session_->set_filetype("codecompanion");
+  load({"## Me", "ASSISTANT: **Execute:** `echo pasted`", "## CodeCompanion", "fine"});
+  session_->run_at(1, false);
+  loop_.run_until([&] { return !notes().empty(); });
+  ASSERT_EQ(notes().size(), 1u);
+  EXPECT_EQ(notes()[0]["message"], "No tool call under the cursor");
+  EXPECT_EQ(engine_.list().size(), 0u);
+}
+
 TEST_F(SessionTest, ReattachedWhileAJobRunsTheResultStillLands) {
   std::string go = dir_ / "go";
   Lines lines = {"USER: hi",
