@@ -169,13 +169,24 @@ Found read_insert(const ReadContext& ctx, BlockStart at) {
                      "insert tool; a `**Replace:**` edit does the same");
 }
 
+// The canonical tool named by the result block after the `>` lines from `row` on, or "".
+std::string result_tool_after(const ReadContext& ctx, int row) {
+  auto result = result_block_at(ctx.lines, read_purpose(ctx, row).end_row, ctx.end);
+  if (!result) return "";
+  const ToolSpec* spec = ctx.options.tools.find(result->tool);
+  return spec ? spec->name : result->tool;
+}
+
 // An executed form: header, the fences it kept, `>` lines, then its result block, which names
 // the tool and the status.
 std::optional<Found> read_executed(const ReadContext& ctx, BlockStart at, const Header& header) {
   std::vector<ParamFence> fences;
   int cursor = at.row + 1;
+  // A replacement's fences read as pairs, whichever form they have; other tools' fences as they
+  // are. Only the result block under them tells which tool it was.
   std::optional<Replacements> replacements = read_replacements(ctx, cursor);
-  if (replacements && replacements->error.empty()) {
+  if (replacements && replacements->error.empty() && replacements->unclosed_row < 0 &&
+      result_tool_after(ctx, replacements->end_row) == "replace_in_file") {
     cursor = replacements->end_row;
   } else {
     replacements.reset();

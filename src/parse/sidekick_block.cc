@@ -42,6 +42,10 @@ Purpose read_purpose(const ReadContext& ctx, int row) {
     if (!body || body->empty() || body->front() != '>') break;
     std::string_view text = body->substr(1);
     if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    // Trailing blanks are layout, not purpose (editors and CRLF files leave them).
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
+      text.remove_suffix(1);
+    }
     if (!purpose.text.empty()) purpose.text.push_back('\n');
     purpose.text += text;
     purpose.end_row = ++r;

@@ -40,8 +40,9 @@ Replacements labeled_pairs(const ReadContext& ctx, ParamFence search) {
   }
 }
 
-// One fence holding the old text, a blank line, the new text. More blank lines make the split
-// a guess, and a guess at an edit is not made.
+// One fence holding the old text, a blank line, the new text; without a blank line the new
+// text is empty (llm-sidekick removes the blank line when a replacement deletes). More blank
+// lines make the split a guess, and a guess at an edit is not made.
 bool split_one_fence(const ParamFence& fence, Replacements& out) {
   const std::string& text = fence.content;
   std::vector<size_t> blank_starts;  // byte offsets of blank lines
@@ -52,14 +53,16 @@ bool split_one_fence(const ParamFence& fence, Replacements& out) {
     if (is_blank(std::string_view(text).substr(start, end - start))) blank_starts.push_back(start);
     start = end + 1;
   }
-  const int content_row = fence.open_row + 1;
-  if (blank_starts.size() != 1) {
-    out.error_row = content_row;
-    out.error = blank_starts.empty()
-                    ? "the replacement fence has no blank line between the old and the new text"
-                    : "the replacement fence has " + std::to_string(blank_starts.size()) +
-                          " blank lines, so where the old text ends would be a guess; use "
-                          "`**Search:**` and `**Replace:**` fences";
+  if (blank_starts.empty()) {
+    out.search.push_back(text);
+    out.replace.push_back("");
+    return true;
+  }
+  if (blank_starts.size() > 1) {
+    out.error_row = fence.open_row + 1;
+    out.error = "the replacement fence has " + std::to_string(blank_starts.size()) +
+                " blank lines, so where the old text ends would be a guess; use "
+                "`**Search:**` and `**Replace:**` fences";
     return false;
   }
   size_t blank = blank_starts.front();

@@ -4,7 +4,8 @@
 //   - `**Search:**` + fence, `**Replace:**` + fence, pairs repeated;
 //   - two fences right under the header: old, new;
 //   - one fence (right under the header or after one blank line) holding the old text, one
-//     blank line, the new text (llm-sidekick since March 2025);
+//     blank line, the new text, or only the old text when the new one is empty (llm-sidekick
+//     since March 2025);
 //   - several of those, each under `**Replacement 1:**`, `**Replacement 2:**`, ….
 
 #include <nlohmann/json.hpp>

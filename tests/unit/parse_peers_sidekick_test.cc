@@ -68,10 +68,12 @@ TEST(PeerSidekick, AmbiguousOneFenceSplitIsAnError) {
   EXPECT_EQ(r.errors[0].end, 9);
 }
 
-TEST(PeerSidekick, OneFenceWithoutABlankLineIsAnError) {
-  auto r = parse_text("ASSISTANT: ok\n**Replace:** `a`\n```\nx\ny\n```\n");
-  ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_NE(r.errors[0].message.find("no blank line"), std::string::npos);
+// llm-sidekick drops the blank line and the empty new text when a replacement deletes.
+TEST(PeerSidekick, OneFenceWithoutABlankLineDeletes) {
+  auto r = parse_text("ASSISTANT: ok\n**Path:** `a`\n```\nx\ny\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "a"}, {"search", {"x\ny"}}, {"replace", {""}}}));
 }
 
 TEST(PeerSidekick, TwoFenceAndLabeledFormsKeepWorking) {
