@@ -26,43 +26,37 @@ const ToolSpec* ToolTable::find(std::string_view name_or_alias) const {
 // SPEC 7: names as llm-sidekick writes them, CodeCompanion's as aliases.
 ToolTable builtin_tool_table() {
   ToolTable table;
-  auto add = [&](ToolSpec spec) { table.tools.push_back(std::move(spec)); };
-  add({"run_terminal_command",
-       {"cmd_runner", "bash"},
-       {"command"},
-       {{"explanation", "purpose"}},
-       {},
-       "✓ Executed:"});
-  add({"read_file",
-       {"read_files"},
-       {"path"},
-       {{"file_path", "path"}, {"file_paths", "path"}},
-       {},
-       "✓ Read:"});
-  add({"list_directory",
-       {"list_directory_contents"},
-       {"path"},
-       {{"directory_path", "path"}},
-       {},
-       "✓ ls:"});
-  add({"search_files", {"grep"}, {"pattern"}, {}, {}, "✓ Executed:"});
-  add({"create_or_replace_file",
-       {"write_to_file", "write_file"},
-       {"path", "content"},
-       {{"file_path", "path"}, {"contents", "content"}},
-       {},
-       "✓ Wrote:"});
+  auto add = [&](std::string name, std::vector<std::string> aliases,
+                 std::vector<std::string> required,
+                 std::map<std::string, std::string> param_aliases,
+                 std::vector<std::string> list_params, std::string done_label) {
+    ToolSpec spec;
+    spec.name = std::move(name);
+    spec.aliases = std::move(aliases);
+    spec.required = std::move(required);
+    spec.param_aliases = std::move(param_aliases);
+    spec.list_params = std::move(list_params);
+    spec.done_label = std::move(done_label);
+    table.tools.push_back(std::move(spec));
+  };
+  add("run_terminal_command", {"cmd_runner", "bash"}, {"command"}, {{"explanation", "purpose"}}, {},
+      "✓ Executed:");
+  add("read_file", {"read_files"}, {"path"}, {{"file_path", "path"}, {"file_paths", "path"}}, {},
+      "✓ Read:");
+  table.tools.back().per_item_param = "path";
+  add("list_directory", {"list_directory_contents"}, {"path"}, {{"directory_path", "path"}}, {},
+      "✓ ls:");
+  add("search_files", {"grep"}, {"pattern"}, {}, {}, "✓ Executed:");
+  add("create_or_replace_file", {"write_to_file", "write_file"}, {"path", "content"},
+      {{"file_path", "path"}, {"contents", "content"}}, {}, "✓ Wrote:");
   // search[]/replace[] pair up; old_block2/new_block2 … append to them.
-  add({"replace_in_file",
-       {},
-       {"path", "search", "replace"},
-       {{"file_path", "path"}, {"old_block", "search"}, {"new_block", "replace"}},
-       {"search", "replace"},
-       "✓ Replaced in:"});
-  add({"delete_file", {}, {"path"}, {{"file_path", "path"}}, {}, "✓ Executed:"});
-  add({"move_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:"});
-  add({"copy_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:"});
-  add({"edit_buffer", {"editor"}, {"buffer", "action"}, {}, {}, "✓ Executed:"});
+  add("replace_in_file", {}, {"path", "search", "replace"},
+      {{"file_path", "path"}, {"old_block", "search"}, {"new_block", "replace"}},
+      {"search", "replace"}, "✓ Replaced in:");
+  add("delete_file", {}, {"path"}, {{"file_path", "path"}}, {}, "✓ Executed:");
+  add("move_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:");
+  add("copy_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:");
+  add("edit_buffer", {"editor"}, {"buffer", "action"}, {}, {}, "✓ Executed:");
   return table;
 }
 

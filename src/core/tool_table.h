@@ -22,6 +22,9 @@ struct ToolSpec {
   std::vector<std::string> list_params;
   // The header of its executed llm-sidekick block on success (SPEC 10.1).
   std::string done_label = "✓ Executed:";
+  // A list given for this parameter makes one call per item (`read_files` with
+  // `file_paths: [a, b]` is two reads, as llm-sidekick shows it: a `**Read:**` header each).
+  std::string per_item_param;
 };
 
 struct ToolTable {

@@ -46,8 +46,9 @@ bool same_call(const ToolCall& a, const ToolCall& b) {
            x->status == y->status;
   };
   return a.tool == b.tool && a.params == b.params && a.status == b.status &&
-         a.dialect == b.dialect && a.part == b.part && a.column == b.column && a.executed_form == b.executed_form &&
-         a.end - a.start == b.end - b.start && same_result(a.result, b.result);
+         a.dialect == b.dialect && a.part == b.part && a.column == b.column &&
+         a.executed_form == b.executed_form && a.end - a.start == b.end - b.start &&
+         same_result(a.result, b.result);
 }
 
 }  // namespace

@@ -100,7 +100,8 @@ class JsonReader {
         }
       }
     } else if (!read_call(calls)) {
-      fail(open_row_ + 1, std::string("the JSON block is not a tool call (") + kAcceptedShapes + ")");
+      fail(open_row_ + 1,
+           std::string("the JSON block is not a tool call (") + kAcceptedShapes + ")");
     }
     return std::move(found_);
   }
@@ -129,10 +130,13 @@ class JsonReader {
       fail(row, *error);
       return true;
     }
-    ToolCall call;
-    call.tool = std::move(std::get<ResolvedCall>(resolved).tool);
-    call.params = std::move(std::get<ResolvedCall>(resolved).params);
-    found_.calls.push_back(std::move(call));
+    for (auto& one :
+         per_item_calls(ctx_.options.tools, std::move(std::get<ResolvedCall>(resolved)))) {
+      ToolCall call;
+      call.tool = std::move(one.tool);
+      call.params = std::move(one.params);
+      found_.calls.push_back(std::move(call));
+    }
     return true;
   }
 

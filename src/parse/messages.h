@@ -28,10 +28,10 @@ HeaderStyle header_style_for(std::string_view filetype);
 // What the splitter needs to know of one line, computed once per line and cached, so that a
 // re-split never looks at the text again.
 struct LineClass {
-  int8_t role = -1;     // a Role when the line is a role header
+  int8_t role = -1;      // a Role when the line is a role header
   bool heading = false;  // the header is `## Name` / `# Name`, not `NAME:`
-  char fence_char = 0;  // '`' or '~' when the line opens a fence
-  bool bare = false;    // the fence line has no info string, so it can also close a fence
+  char fence_char = 0;   // '`' or '~' when the line opens a fence
+  bool bare = false;     // the fence line has no info string, so it can also close a fence
   int32_t fence_length = 0;
 };
 

@@ -97,4 +97,18 @@ std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std
   return ResolvedCall{spec->name, std::move(normalised)};
 }
 
+std::vector<ResolvedCall> per_item_calls(const ToolTable& table, ResolvedCall call) {
+  const ToolSpec* spec = table.find(call.tool);
+  auto list = spec && !spec->per_item_param.empty() ? call.params.find(spec->per_item_param)
+                                                    : call.params.end();
+  if (list == call.params.end() || !list->is_array()) return {std::move(call)};
+  std::vector<ResolvedCall> calls;
+  for (const auto& item : *list) {
+    ResolvedCall one{call.tool, call.params};
+    one.params[spec->per_item_param] = item;
+    calls.push_back(std::move(one));
+  }
+  return calls;
+}
+
 }  // namespace toolhost::parse

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "parse/types.h"
 
@@ -19,5 +20,8 @@ struct ResolvedCall {
 // The call, or the message of a parse error ("unknown tool `x`", a missing parameter).
 std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std::string_view tool,
                                                      nlohmann::json params);
+
+// One call per item when the tool's `per_item_param` holds a list; else the call itself.
+std::vector<ResolvedCall> per_item_calls(const ToolTable& table, ResolvedCall call);
 
 }  // namespace toolhost::parse

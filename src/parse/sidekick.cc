@@ -34,13 +34,11 @@ Found read_single_fence(const ReadContext& ctx, BlockStart at, const Header& hea
     const bool shell = header.kind == HeaderKind::Shell;
     nlohmann::json params = nlohmann::json::object();
     if (!shell) params["path"] = *header.span;
-    return missing_body(ctx, at, shell ? "run_terminal_command" : "create_or_replace_file",
-                        std::move(params),
-                        shell ? "a terminal header without the fence holding its command"
-                              : "`**" + std::string(header.kind == HeaderKind::Create
-                                                         ? "Create"
-                                                         : "Write") +
-                                    ":**` without the fence holding the file's content");
+    return missing_body(
+        ctx, at, shell ? "run_terminal_command" : "create_or_replace_file", std::move(params),
+        shell ? "a terminal header without the fence holding its command"
+              : "`**" + std::string(header.kind == HeaderKind::Create ? "Create" : "Write") +
+                    ":**` without the fence holding the file's content");
   }
   std::string tool = "run_terminal_command";
   nlohmann::json params = nlohmann::json::object();

@@ -27,8 +27,7 @@ int skip_blank(const ReadContext& ctx, int row);
 std::optional<ParamFence> fence_at(const ReadContext& ctx, int row);
 
 // A label line (`**Search:**`) and the fence under it.
-std::optional<ParamFence> labeled_fence_at(const ReadContext& ctx, int row,
-                                           std::string_view label);
+std::optional<ParamFence> labeled_fence_at(const ReadContext& ctx, int row, std::string_view label);
 
 struct Purpose {
   std::string text;

@@ -13,8 +13,9 @@ struct LabelKind {
   HeaderKind kind;
 };
 constexpr LabelKind kLabels[] = {
-    {"Execute", HeaderKind::Execute}, {"Write", HeaderKind::Write},   {"Create", HeaderKind::Create},
-    {"Replace", HeaderKind::Replace}, {"Path", HeaderKind::Replace},  {"Read", HeaderKind::Read},
+    {"Execute", HeaderKind::Execute}, {"Write", HeaderKind::Write},
+    {"Create", HeaderKind::Create},   {"Replace", HeaderKind::Replace},
+    {"Path", HeaderKind::Replace},    {"Read", HeaderKind::Read},
     {"ls", HeaderKind::List},         {"Insert", HeaderKind::Insert},
 };
 
@@ -69,7 +70,9 @@ std::optional<std::string> code_span_at(std::string_view text, size_t at, size_t
   return std::nullopt;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 size_t skip_space(std::string_view text, size_t at) {
   while (at < text.size() && is_space(text[at])) ++at;

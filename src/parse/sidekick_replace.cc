@@ -79,7 +79,9 @@ Replacements one_fence_replacements(const ReadContext& ctx, int row) {
   int expected = 1;
   while (true) {
     auto fence = fence_at(ctx, skip_blank(ctx, number > 0 ? row + 1 : row));
-    if (!fence) return failure(row + 1, row, "`**Replacement " + std::to_string(number) + ":**` without its fence");
+    if (!fence)
+      return failure(row + 1, row,
+                     "`**Replacement " + std::to_string(number) + ":**` without its fence");
     if (!fence->closed()) return left_open(std::move(out), *fence);
     if (!split_one_fence(*fence, out)) {
       out.end_row = fence->close_row + 1;

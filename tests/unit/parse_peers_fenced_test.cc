@@ -32,10 +32,9 @@ TEST(PeerXml, ScalarTextIsTrimmedCodeKeepsItsIndentation) {
       "      <replace>    def f():\n        return 2</replace>\n"
       "    </action>\n  </tool>\n</tools>\n```\n");
   ASSERT_EQ(r.calls.size(), 1u) << (r.errors.empty() ? "" : r.errors[0].message);
-  EXPECT_EQ(r.calls[0].params,
-            (nlohmann::json{{"path", "src/a.py"},
-                            {"search", {"    def f():\n        return 1"}},
-                            {"replace", {"    def f():\n        return 2"}}}));
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "src/a.py"},
+                                               {"search", {"    def f():\n        return 1"}},
+                                               {"replace", {"    def f():\n        return 2"}}}));
 }
 
 TEST(PeerXml, CdataIsTakenAsWritten) {
@@ -85,9 +84,8 @@ TEST(PeerJson, OpenAiEmptyArgumentsStringIsNoParameters) {
 }
 
 TEST(PeerJson, OllamaToolCallsArrayAndMessage) {
-  const std::string calls =
-      R"([{"function": {"name": "read_file", "arguments": {"path": "a"}}},)"
-      R"( {"function": {"name": "read_file", "arguments": {"path": "b"}}}])";
+  const std::string calls = R"([{"function": {"name": "read_file", "arguments": {"path": "a"}}},)"
+                            R"( {"function": {"name": "read_file", "arguments": {"path": "b"}}}])";
   for (const std::string& text :
        {calls, R"({"role": "assistant", "content": "", "tool_calls": )" + calls + "}"}) {
     auto r = parse_text("## CodeCompanion\n```json\n" + text + "\n```\n");
@@ -121,6 +119,36 @@ TEST(PeerJson, ErrorNamesTheAcceptedShapes) {
   for (const char* shape : {"\"tool\", \"parameters\"", "OpenAI", "Ollama", "tool_use"}) {
     EXPECT_NE(message.find(shape), std::string::npos) << shape << " in " << message;
   }
+}
+
+// llm-sidekick's read_files: one call per path, so each has its own id, job and result.
+TEST(PeerJson, ReadFilesWithSeveralPathsIsOneCallPerPath) {
+  auto r = parse_text(
+      "## CodeCompanion\n```json\n{\"name\": \"read_files\", \"arguments\": {\"file_paths\": "
+      "[\"a.lua\", \"b.lua\"]}}\n```\n");
+  ASSERT_EQ(r.calls.size(), 2u) << (r.errors.empty() ? "" : r.errors[0].message);
+  EXPECT_EQ(r.calls[0].tool, "read_file");
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "a.lua"}}));
+  EXPECT_EQ(r.calls[1].params, (nlohmann::json{{"path", "b.lua"}}));
+  EXPECT_EQ(r.calls[0].part, 1);
+  EXPECT_EQ(r.calls[1].part, 2);
+  EXPECT_NE(r.calls[0].id, r.calls[1].id);
+}
+
+TEST(PeerJson, ReadFilesWithNoPathsIsMissingItsPath) {
+  auto r = parse_text(
+      "## CodeCompanion\n```json\n{\"name\": \"read_files\", \"arguments\": {\"file_paths\": "
+      "[]}}\n```\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "`read_file` is missing required parameter `path`");
+}
+
+TEST(PeerXml, ReadFilesWithSeveralPathsIsOneCallPerPath) {
+  auto r = parse_text(
+      "## CodeCompanion\n```xml\n<tool><name>read_files</name><parameters>"
+      "<file_paths>a</file_paths><file_paths>b</file_paths></parameters></tool>\n```\n");
+  ASSERT_EQ(r.calls.size(), 2u) << (r.errors.empty() ? "" : r.errors[0].message);
+  EXPECT_EQ(r.calls[1].params, (nlohmann::json{{"path", "b"}}));
 }
 
 }  // namespace

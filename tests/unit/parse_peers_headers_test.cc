@@ -69,8 +69,8 @@ TEST(PeerHeaders, NameBufferDoesNotSplitOnHeadings) {
 TEST(PeerHeaders, FiletypeStyleWinsOverTheFirstHeader) {
   Options options = testing::default_options();
   options.header_style = HeaderStyle::Headings;
-  auto r = parse(lines_of("ASSISTANT: x\n**Read:** `a`\n## CodeCompanion\n**Read:** `b`\n"),
-                 options);
+  auto r =
+      parse(lines_of("ASSISTANT: x\n**Read:** `a`\n## CodeCompanion\n**Read:** `b`\n"), options);
   ASSERT_EQ(r.messages.size(), 1u);
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].params["path"], "b");

@@ -41,8 +41,9 @@ TEST(PeerSidekick, OneFenceReplacementUnderTheHeaderOrAfterABlankLine) {
 TEST(PeerSidekick, PathHeaderWithOneFenceIsTheSameEdit) {
   auto r = parse_text("ASSISTANT: ok\n**Path:** `c.yaml`\n```yaml\nport: 1\n\nport: 2\n```\n");
   ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
-  EXPECT_EQ(r.calls[0].params,
-            (nlohmann::json{{"path", "c.yaml"}, {"search", {"port: 1"}}, {"replace", {"port: 2"}}}));
+  EXPECT_EQ(
+      r.calls[0].params,
+      (nlohmann::json{{"path", "c.yaml"}, {"search", {"port: 1"}}, {"replace", {"port: 2"}}}));
 }
 
 TEST(PeerSidekick, NumberedReplacementsUnderOneHeader) {
@@ -81,7 +82,8 @@ TEST(PeerSidekick, TwoFenceAndLabeledFormsKeepWorking) {
   ASSERT_EQ(two.calls.size(), 1u);
   EXPECT_EQ(two.calls[0].params["search"], nlohmann::json({"x"}));
   auto labeled = parse_text(
-      "ASSISTANT: ok\n**Replace:** `a`\n**Search:**\n```\nx\n\ny\n```\n**Replace:**\n```\nz\n```\n");
+      "ASSISTANT: ok\n**Replace:** "
+      "`a`\n**Search:**\n```\nx\n\ny\n```\n**Replace:**\n```\nz\n```\n");
   ASSERT_EQ(labeled.calls.size(), 1u) << first_error(labeled);
   EXPECT_EQ(labeled.calls[0].params["search"], nlohmann::json({"x\n\ny"}));
 }
@@ -125,7 +127,8 @@ TEST(PeerSidekick, FenceHeadersCannotShareALine) {
 }
 
 TEST(PeerSidekick, ReadLineRanges) {
-  auto r = parse_text("ASSISTANT: ok\n**Read:** `a.lua:3-5`\n\n**Read:** `b.lua:7`\n\n**Read:** `c:d`\n");
+  auto r = parse_text(
+      "ASSISTANT: ok\n**Read:** `a.lua:3-5`\n\n**Read:** `b.lua:7`\n\n**Read:** `c:d`\n");
   ASSERT_EQ(r.calls.size(), 3u);
   EXPECT_EQ(r.calls[0].params,
             (nlohmann::json{{"path", "a.lua"}, {"start_line", 3}, {"end_line", 5}}));
@@ -144,7 +147,8 @@ TEST(PeerSidekick, InsertIsAnErrorNamingTheForm) {
 }
 
 TEST(PeerSidekick, BlockOnTheRoleLine) {
-  auto r = parse_text("USER: fix it\nASSISTANT: **Path:** `config.yaml`\n```yaml\na: 1\n\na: 2\n```\n");
+  auto r =
+      parse_text("USER: fix it\nASSISTANT: **Path:** `config.yaml`\n```yaml\na: 1\n\na: 2\n```\n");
   ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
   EXPECT_EQ(r.calls[0].tool, "replace_in_file");
   EXPECT_EQ(r.calls[0].start, 1);
