@@ -70,5 +70,57 @@ TEST(Dialects, MalformedBlockGetsAnErrorAtItsLineAndIsNotRun) {
   EXPECT_EQ(nvim.lines(buf)[7], "**bash**");
 }
 
+// llm-sidekick lets a reply start on its role line; running that block must not rewrite the
+// role line (the message would lose its header).
+TEST(Dialects, BlockOnTheRoleLineRunsAndKeepsTheRoleLine) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  int64_t buf = nvim.open_fixture("role_line.chat.md", "role.chat.md");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {4, 0})");  // the command
+  nvim.command("ToolRun");
+  json done = nvim.wait_for("ToolhostJobFinished");
+  ASSERT_EQ(done["status"], "succeeded");
+  auto lines = nvim.lines(buf);
+  ASSERT_GE(lines.size(), 8u) << json(lines).dump(1);
+  EXPECT_EQ(lines[1], "ASSISTANT: **sh**");
+  EXPECT_EQ(lines[4], "```");
+  EXPECT_EQ(lines[5].rfind("````result id=" + done["id"].get<std::string>() +
+                               " tool=run_terminal_command status=succeeded",
+                           0),
+            0u)
+      << json(lines).dump(1);
+  EXPECT_NE(json(lines).dump().find("hello from the role line"), std::string::npos);
+  EXPECT_EQ(lines.back(), "USER: ");
+}
+
+// The filetype says how the buffer is split: in a `codecompanion` buffer an `ASSISTANT:` line
+// is text, whatever comes first.
+TEST(Dialects, CodeCompanionFiletypeSplitsOnHeadingsOnly) {
+  NvimHarness nvim;
+  nvim.forward_diagnostics();
+  nvim.lua(R"(
+    local buf = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_set_current_buf(buf)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, {
+      "ASSISTANT: pasted from elsewhere",
+      "```json",
+      '{"tool": "pasted_tool", "parameters": {}}',
+      "```",
+      "## CodeCompanion",
+      "```json",
+      '{"tool": "real_tool", "parameters": {}}',
+      "```",
+    })
+    vim.bo[buf].filetype = "codecompanion"
+  )");
+  json diags;
+  for (;;) {  // the attach's first parse sends the error
+    diags = nvim.wait_for("diagnostics");
+    if (!diags.empty()) break;
+  }
+  ASSERT_EQ(diags.size(), 1u) << diags.dump();
+  EXPECT_EQ(diags[0]["message"], "✗ unknown tool `real_tool`");
+}
+
 }  // namespace
 }  // namespace toolhost::e2e

@@ -190,5 +190,13 @@ TEST(PeerSidekick, CrlfAndTrailingSpaces) {
   EXPECT_EQ(r.calls[1].params["path"], "a");
 }
 
+// What llm-sidekick writes once it ran a call itself is its business: text, never a call.
+TEST(PeerSidekick, SidekicksOwnExecutedLinesAreText) {
+  auto r = parse_text(
+      "ASSISTANT: ok\n✓ Updated src/a.c (-1/+1)\n✓ **Read:** `a.lua`\n✗ **Read:** `b.lua`\n");
+  EXPECT_TRUE(r.calls.empty());
+  EXPECT_TRUE(r.errors.empty());
+}
+
 }  // namespace
 }  // namespace toolhost::parse
