@@ -130,13 +130,7 @@ class JsonReader {
       fail(row, *error);
       return true;
     }
-    for (auto& one :
-         per_item_calls(ctx_.options.tools, std::move(std::get<ResolvedCall>(resolved)))) {
-      ToolCall call;
-      call.tool = std::move(one.tool);
-      call.params = std::move(one.params);
-      found_.calls.push_back(std::move(call));
-    }
+    append_calls(found_.calls, ctx_.options.tools, std::move(std::get<ResolvedCall>(resolved)));
     return true;
   }
 

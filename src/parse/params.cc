@@ -97,18 +97,22 @@ std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std
   return ResolvedCall{spec->name, std::move(normalised)};
 }
 
-std::vector<ResolvedCall> per_item_calls(const ToolTable& table, ResolvedCall call) {
+void append_calls(std::vector<ToolCall>& calls, const ToolTable& table, ResolvedCall call) {
+  auto add = [&](nlohmann::json params) {
+    ToolCall out;
+    out.tool = call.tool;
+    out.params = std::move(params);
+    calls.push_back(std::move(out));
+  };
   const ToolSpec* spec = table.find(call.tool);
   auto list = spec && !spec->per_item_param.empty() ? call.params.find(spec->per_item_param)
                                                     : call.params.end();
-  if (list == call.params.end() || !list->is_array()) return {std::move(call)};
-  std::vector<ResolvedCall> calls;
+  if (list == call.params.end() || !list->is_array()) return add(std::move(call.params));
   for (const auto& item : *list) {
-    ResolvedCall one{call.tool, call.params};
-    one.params[spec->per_item_param] = item;
-    calls.push_back(std::move(one));
+    nlohmann::json params = call.params;
+    params[spec->per_item_param] = item;
+    add(std::move(params));
   }
-  return calls;
 }
 
 }  // namespace toolhost::parse

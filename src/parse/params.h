@@ -21,7 +21,8 @@ struct ResolvedCall {
 std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std::string_view tool,
                                                      nlohmann::json params);
 
-// One call per item when the tool's `per_item_param` holds a list; else the call itself.
-std::vector<ResolvedCall> per_item_calls(const ToolTable& table, ResolvedCall call);
+// Appends the resolved call to `calls` (tool and params set): one call per item when the tool's
+// `per_item_param` holds a list, else the call itself.
+void append_calls(std::vector<ToolCall>& calls, const ToolTable& table, ResolvedCall call);
 
 }  // namespace toolhost::parse

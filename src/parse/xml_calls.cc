@@ -183,13 +183,7 @@ class XmlReader {
     auto& call = std::get<RawCall>(raw);
     auto resolved = resolve_call(ctx_.options.tools, call.tool, std::move(call.params));
     if (auto* error = std::get_if<std::string>(&resolved)) return fail(row, *error);
-    for (auto& one :
-         per_item_calls(ctx_.options.tools, std::move(std::get<ResolvedCall>(resolved)))) {
-      ToolCall out;
-      out.tool = std::move(one.tool);
-      out.params = std::move(one.params);
-      found_.calls.push_back(std::move(out));
-    }
+    append_calls(found_.calls, ctx_.options.tools, std::move(std::get<ResolvedCall>(resolved)));
   }
 
   void fail(int row, const std::string& message) {
