@@ -1,6 +1,7 @@
 #include "parse/messages.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 
 #include "parse/text.h"
@@ -28,20 +29,39 @@ bool is_setting(std::string_view name) {
 // Names are short; looking for the colon further would make every long line expensive.
 constexpr size_t kLongestName = 64;
 
-// CodeCompanion ends its headings with a separator when `show_header_separator` is on
-// (`## Me ───`); editors leave trailing spaces.
-std::string_view without_heading_tail(std::string_view text) {
-  constexpr std::string_view kRule = "─";
-  while (!text.empty()) {
-    if (text.back() == ' ' || text.back() == '\t' || text.back() == '\r') {
-      text.remove_suffix(1);
-    } else if (text.size() >= kRule.size() && text.substr(text.size() - kRule.size()) == kRule) {
-      text.remove_suffix(kRule.size());
-    } else {
-      break;
-    }
+std::string_view without_trailing_blanks(std::string_view text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
+    text.remove_suffix(1);
   }
   return text;
+}
+
+// The last UTF-8 character of `text` (empty for an empty text).
+std::string_view last_char(std::string_view text) {
+  size_t start = text.size();
+  while (start > 0) {
+    --start;
+    if ((static_cast<unsigned char>(text[start]) & 0xC0) != 0x80) break;
+  }
+  return text.substr(start);
+}
+
+// CodeCompanion ends its headings with a separator when `show_header_separator` is on: a space
+// and its `separator` character repeated (`## Me ───`, "─" unless configured otherwise).
+// Editors leave trailing blanks. Letters, digits and `)` never make a separator.
+std::string_view without_heading_tail(std::string_view text) {
+  text = without_trailing_blanks(text);
+  std::string_view rule = last_char(text);
+  if (rule.empty() || (rule.size() == 1 && (std::isalnum(static_cast<unsigned char>(rule[0])) ||
+                                            rule[0] == ')' || rule[0] == '('))) {
+    return text;
+  }
+  std::string_view rest = text;
+  while (rest.size() >= rule.size() && rest.substr(rest.size() - rule.size()) == rule) {
+    rest.remove_suffix(rule.size());
+  }
+  if (rest.empty() || (rest.back() != ' ' && rest.back() != '\t')) return text;
+  return without_trailing_blanks(rest);
 }
 
 struct HeaderMatch {

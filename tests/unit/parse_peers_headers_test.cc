@@ -20,6 +20,11 @@ TEST(PeerHeaders, CodeCompanionSeparatorAndTrailingSpaces) {
   EXPECT_EQ(role_header("## Me  \r", roles), Role::User);
   EXPECT_EQ(role_header("# Assistant ", roles), Role::Assistant);
   EXPECT_EQ(role_header("## Me ─ notes", roles), std::nullopt);
+  // `separator` is configurable.
+  EXPECT_EQ(role_header("## Me ----------", roles), Role::User);
+  EXPECT_EQ(role_header("## CodeCompanion (Claude) ━━━━", roles), Role::Assistant);
+  EXPECT_EQ(role_header("## Me──", roles), std::nullopt);
+  EXPECT_EQ(role_header("## Me 2", roles), std::nullopt);
   EXPECT_EQ(role_header("## Meeting", roles), std::nullopt);
 }
 
