@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "tools/confine.h"
+
 namespace toolhost::tools {
 namespace fs = std::filesystem;
 
@@ -16,25 +18,6 @@ uint64_t clamp_model_timeout(const nlohmann::json& value, uint64_t max_timeout_m
   }
   if (!(ms > 0) || ms > static_cast<double>(max_timeout_ms)) return max_timeout_ms;
   return static_cast<uint64_t>(ms);
-}
-
-bool resolves_inside(const std::string& root, const std::string& path) {
-  std::error_code ec;
-  fs::path root_real = fs::canonical(root, ec);
-  if (ec) return false;
-  fs::path full = fs::path(path).is_absolute() ? fs::path(path) : fs::path(root) / path;
-  full = full.lexically_normal();
-  // Resolve the deepest ancestor that exists; the rest cannot be a symlink yet.
-  fs::path existing = full;
-  fs::path rest;
-  while (!existing.empty() && !fs::exists(existing, ec)) {
-    rest = existing.filename() / rest;
-    existing = existing.parent_path();
-  }
-  fs::path resolved = (fs::canonical(existing, ec) / rest).lexically_normal();
-  if (ec) return false;
-  auto rel = resolved.lexically_relative(root_real);
-  return !rel.empty() && *rel.begin() != "..";
 }
 
 namespace {

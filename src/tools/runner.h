@@ -19,8 +19,4 @@ core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Conf
 // the user's config can switch the timeout off).
 uint64_t clamp_model_timeout(const nlohmann::json& value, uint64_t max_timeout_ms);
 
-// Whether `path` (relative to root, or absolute) resolves inside `root`: realpath of the
-// deepest existing ancestor, so `..` and symlinks that leave the root are caught.
-bool resolves_inside(const std::string& root, const std::string& path);
-
 }  // namespace toolhost::tools

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "cli/parse_command.h"
 #include "cli/transcript.h"
@@ -17,11 +18,25 @@ std::string fixture(const std::string& name) {
   return std::string(TOOLHOST_FIXTURES) + "/" + name;
 }
 
+// The files write_temp() made; removed when the test program ends.
+class TempFiles : public ::testing::Environment {
+ public:
+  static std::vector<std::string>& paths() {
+    static std::vector<std::string> created;
+    return created;
+  }
+  void TearDown() override {
+    for (const auto& path : paths()) std::remove(path.c_str());
+  }
+};
+const auto* const kTempFiles = ::testing::AddGlobalTestEnvironment(new TempFiles);
+
 std::string write_temp(const std::string& text) {
   char path[] = "/tmp/toolhost-cli-XXXXXX";
   int fd = ::mkstemp(path);
   ::close(fd);
   std::ofstream(path, std::ios::binary) << text;
+  TempFiles::paths().push_back(path);
   return path;
 }
 
