@@ -1,0 +1,277 @@
+#include "tools/file_ops.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <vector>
+
+#include "tools/confine.h"
+
+namespace toolhost::tools {
+namespace {
+namespace fs = std::filesystem;
+
+// read_file holds at most this much text: a bigger read needs a line range.
+constexpr size_t kMaxReadBytes = 16 << 20;
+constexpr size_t kDefaultMaxEntries = 1000;
+
+core::Result<std::string> string_param(const nlohmann::json& params, const char* name,
+                                       std::optional<std::string> fallback = std::nullopt) {
+  auto it = params.find(name);
+  if (it == params.end() || it->is_null()) {
+    if (fallback) return *fallback;
+    return core::error("parameter `" + std::string(name) + "` is missing");
+  }
+  if (!it->is_string()) {
+    return core::error("parameter `" + std::string(name) + "` must be a string");
+  }
+  return it->get<std::string>();
+}
+
+// A positive whole number given as a number or as digits (CodeCompanion's XML is all text).
+core::Result<std::optional<uint64_t>> count_param(const nlohmann::json& params, const char* name) {
+  auto it = params.find(name);
+  if (it == params.end() || it->is_null()) return std::optional<uint64_t>();
+  auto bad = core::error("parameter `" + std::string(name) + "` must be a positive whole number");
+  if (it->is_number_unsigned() || (it->is_number_integer() && it->get<int64_t>() > 0)) {
+    uint64_t value = it->get<uint64_t>();
+    if (value == 0) return bad;
+    return std::optional<uint64_t>(value);
+  }
+  if (!it->is_string()) return bad;
+  const std::string& text = it->get_ref<const std::string&>();
+  if (text.empty() || text.size() > 12 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return bad;
+  }
+  uint64_t value = std::stoull(text);
+  if (value == 0) return bad;
+  return std::optional<uint64_t>(value);
+}
+
+bool flag_param(const nlohmann::json& params, const char* name) {
+  auto it = params.find(name);
+  if (it == params.end()) return false;
+  if (it->is_boolean()) return it->get<bool>();
+  if (it->is_string()) return *it == "true" || *it == "1" || *it == "yes";
+  return it->is_number() && it->get<double>() != 0;
+}
+
+// The confined absolute path of a path parameter.
+core::Result<fs::path> confined(const std::string& root, const std::string& path) {
+  if (!resolves_inside(root, path)) {
+    return core::error("`" + path + "` is outside the project root");
+  }
+  fs::path given(path);
+  return given.is_absolute() ? given : fs::path(root) / given;
+}
+
+std::string numbered(uint64_t number, std::string_view line) {
+  char prefix[32];
+  std::snprintf(prefix, sizeof prefix, "%6llu\t", static_cast<unsigned long long>(number));
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return prefix + std::string(line) + "\n";
+}
+
+void list_into(const fs::path& dir, const fs::path& prefix, bool recursive, size_t max,
+               std::vector<std::string>& out, bool& truncated) {
+  std::vector<fs::directory_entry> entries;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) entries.push_back(entry);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+  for (const auto& entry : entries) {
+    if (out.size() >= max) {
+      truncated = true;
+      return;
+    }
+    const fs::path name = prefix / entry.path().filename();
+    const bool is_dir = entry.is_directory(ec) && !entry.is_symlink(ec);
+    out.push_back(name.string() + (is_dir ? "/" : ""));
+    if (recursive && is_dir && entry.path().filename() != ".git") {
+      list_into(entry.path(), name, recursive, max, out, truncated);
+    }
+  }
+}
+
+size_t count_occurrences(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+std::string with_crlf(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && (i == 0 || text[i - 1] != '\r')) out.push_back('\r');
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+core::Result<std::string> read_all(const fs::path& path, const std::string& shown) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return core::error("cannot read `" + shown + "`");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text;
+}
+
+size_t line_count(const std::string& content) {
+  if (content.empty()) return 0;
+  return static_cast<size_t>(std::count(content.begin(), content.end(), '\n')) +
+         (content.back() == '\n' ? 0 : 1);
+}
+
+}  // namespace
+
+core::Result<std::string> read_file(const std::string& root, const nlohmann::json& params) {
+  auto path = string_param(params, "path");
+  if (!path) return core::error(path.error());
+  auto full = confined(root, *path);
+  if (!full) return core::error(full.error());
+  auto first = count_param(params, "start_line");
+  auto last = count_param(params, "end_line");
+  if (!first) return core::error(first.error());
+  if (!last) return core::error(last.error());
+  const uint64_t from = first->value_or(1);
+  const uint64_t to = last->value_or(UINT64_MAX);
+  if (from > to) return core::error("start_line is after end_line");
+  std::error_code ec;
+  if (fs::is_directory(*full, ec)) {
+    return core::error("`" + *path + "` is a directory: list it with list_directory");
+  }
+  if (!fs::exists(*full, ec)) return core::error("`" + *path + "` does not exist");
+  std::ifstream in(*full, std::ios::binary);
+  if (!in) return core::error("cannot read `" + *path + "`");
+  std::string out;
+  std::string line;
+  uint64_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (number < from) continue;
+    if (number > to) break;
+    if (line.find('\0') != std::string::npos) {
+      return core::error("`" + *path + "` looks binary (it holds NUL bytes)");
+    }
+    out += numbered(number, line);
+    if (out.size() > kMaxReadBytes) {
+      return core::error("`" + *path + "` is too big to read at once: read a range with " +
+                         "start_line and end_line");
+    }
+  }
+  if (from > 1 && number < from) {
+    return core::error("`" + *path + "` has " + std::to_string(number) + " lines, start_line is " +
+                       std::to_string(from));
+  }
+  return out;
+}
+
+core::Result<std::string> list_directory(const std::string& root, const nlohmann::json& params) {
+  auto path = string_param(params, "path", std::string("."));
+  if (!path) return core::error(path.error());
+  auto full = confined(root, *path);
+  if (!full) return core::error(full.error());
+  auto max = count_param(params, "max_entries");
+  if (!max) return core::error(max.error());
+  std::error_code ec;
+  if (!fs::is_directory(*full, ec)) return core::error("`" + *path + "` is not a directory");
+  std::vector<std::string> entries;
+  bool truncated = false;
+  list_into(*full, "", flag_param(params, "recursive"), max->value_or(kDefaultMaxEntries), entries,
+            truncated);
+  std::string out;
+  for (const auto& entry : entries) out += entry + "\n";
+  if (truncated) {
+    out += "… more entries not shown (max_entries = " + std::to_string(entries.size()) + ")\n";
+  }
+  return out;
+}
+
+core::Result<std::string> replace_in_text(const std::string& text, const nlohmann::json& search,
+                                          const nlohmann::json& replace) {
+  if (!search.is_array() || !replace.is_array() || search.size() != replace.size()) {
+    return core::error("search and replace must be lists of the same length");
+  }
+  const bool crlf = text.find("\r\n") != std::string::npos;
+  std::string out = text;
+  for (size_t i = 0; i < search.size(); ++i) {
+    const std::string pair = "pair " + std::to_string(i + 1);
+    if (!search[i].is_string() || !replace[i].is_string()) {
+      return core::error(pair + ": search and replace must be text");
+    }
+    std::string from = search[i].get<std::string>();
+    std::string to = replace[i].get<std::string>();
+    if (from.empty()) return core::error(pair + ": the search text is empty");
+    if (crlf) {
+      from = with_crlf(from);
+      to = with_crlf(to);
+    }
+    size_t count = count_occurrences(out, from);
+    if (count == 0) return core::error(pair + ": the search text is not in the file");
+    if (count > 1) {
+      return core::error(pair + ": the search text occurs " + std::to_string(count) +
+                         " times; it must occur once");
+    }
+    out.replace(out.find(from), from.size(), to);
+  }
+  return out;
+}
+
+core::Result<std::string> write_file(const std::string& root, const std::string& path,
+                                     const std::string& content) {
+  auto given = confined(root, path);
+  if (!given) return core::error(given.error());
+  std::error_code ec;
+  // Through a symlink (confined: it stays in the root) to the file it names, which the rename
+  // replaces; the link stays a link.
+  const fs::path target = fs::weakly_canonical(*given, ec);
+  if (ec) return core::error("cannot resolve `" + path + "`: " + ec.message());
+  const fs::path* full = &target;
+  if (fs::is_directory(*full, ec)) return core::error("`" + path + "` is a directory");
+  fs::create_directories(full->parent_path(), ec);
+  if (ec) return core::error("cannot create the directory of `" + path + "`: " + ec.message());
+  mode_t mode = 0644;
+  struct stat st;
+  if (::stat(full->c_str(), &st) == 0) mode = st.st_mode & 07777;
+  std::string temp = (full->parent_path() / ("." + full->filename().string() + ".toolhost-XXXXXX"));
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0) return core::error("cannot write `" + path + "`");
+  bool ok = ::fchmod(fd, mode) == 0;
+  for (size_t done = 0; ok && done < content.size();) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  ok = ok && ::fsync(fd) == 0;
+  ok = (::close(fd) == 0) && ok;
+  if (!ok || ::rename(temp.c_str(), full->c_str()) != 0) {
+    ::unlink(temp.c_str());
+    return core::error("cannot write `" + path + "`");
+  }
+  return "Wrote " + std::to_string(line_count(content)) + " lines to " + path;
+}
+
+core::Result<std::string> replace_in_file(const std::string& root, const nlohmann::json& params) {
+  auto path = string_param(params, "path");
+  if (!path) return core::error(path.error());
+  auto full = confined(root, *path);
+  if (!full) return core::error(full.error());
+  auto text = read_all(*full, *path);
+  if (!text) return core::error(text.error());
+  auto replaced = replace_in_text(*text, params.value("search", nlohmann::json::array()),
+                                  params.value("replace", nlohmann::json::array()));
+  if (!replaced) return core::error("`" + *path + "`: " + replaced.error());
+  auto written = write_file(root, *path, *replaced);
+  if (!written) return core::error(written.error());
+  return "Replaced " + std::to_string(params["search"].size()) + " block(s) in " + *path;
+}
+
+}  // namespace toolhost::tools
