@@ -5,6 +5,8 @@
 #include "base/fs.h"
 #include "base/log.h"
 #include "jobs/job_json.h"
+#include "jobs/process.h"
+#include "jobs/task.h"
 
 extern char** environ;
 
@@ -124,7 +126,7 @@ void Engine::start(Job& job) {
   ++running_;
   ++processes_;
   Job* raw = &job;
-  Process::Events events;
+  Executor::Events events;
   events.output = [this, raw](Stream stream, std::string_view data) {
     on_output(*raw, data);
     if (raw->events.output) raw->events.output(raw->info, stream, data);
@@ -136,7 +138,11 @@ void Engine::start(Job& job) {
     maybe_done_shutting_down();
   };
   open_log(job);
-  job.process = std::make_unique<Process>(loop_, job.info, options_.kill_grace_ms, events);
+  if (job.info.spec.task) {
+    job.process = std::make_unique<Task>(loop_, job.info, job.info.spec.task, events);
+  } else {
+    job.process = std::make_unique<Process>(loop_, job.info, options_.kill_grace_ms, events);
+  }
   std::vector<std::string> env = environment();
   if (!job.info.spec.env.empty()) {
     env.erase(std::remove_if(env.begin(), env.end(),

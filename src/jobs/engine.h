@@ -16,7 +16,7 @@
 #include "core/config.h"
 #include "jobs/history.h"
 #include "jobs/job_log.h"
-#include "jobs/process.h"
+#include "jobs/executor.h"
 #include "jobs/types.h"
 
 namespace toolhost::jobs {
@@ -112,7 +112,7 @@ class Engine {
   struct Job {
     JobInfo info;
     JobEvents events;
-    std::unique_ptr<Process> process;
+    std::unique_ptr<Executor> process;  // a Process or a Task, while it runs
     JobLog log;  // open while the job runs
   };
 

@@ -9,34 +9,31 @@
 #include <string>
 #include <vector>
 
+#include "jobs/executor.h"
 #include "jobs/types.h"
 
 namespace toolhost::jobs {
 
-class Process {
+// `finished` comes when the exit was seen and the pipes drained (or given up on); `closed` when
+// every handle is closed.
+class Process : public Executor {
  public:
-  struct Events {
-    std::function<void(Stream, std::string_view)> output;
-    std::function<void()> finished;  // exit seen and pipes drained (or given up on)
-    std::function<void()> closed;    // every handle closed: destroy now
-  };
-
   Process(uv_loop_t* loop, JobInfo& info, uint64_t kill_grace_ms, Events events);
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
 
   // Spawns. On failure sets info.error, returns false, and reports `finished` from the
   // next loop iteration (never from inside start()).
-  bool start(const std::vector<std::string>& environment);
+  bool start(const std::vector<std::string>& environment) override;
   // Cancel / timeout: SIGTERM to the group now, SIGKILL after `grace_ms` if the group is still
   // there; the job ends with status `reason`. Returns false (and changes no status) when the
   // direct child has already exited: its exit decides the status, leftovers are killed.
-  bool terminate(Status reason, uint64_t grace_ms);
+  bool terminate(Status reason, uint64_t grace_ms) override;
   // Shutdown: whatever is still in the group (running or left over after the job finished)
   // gets SIGTERM now and SIGKILL no later than `grace_ms` from now.
-  void hurry(uint64_t grace_ms);
+  void hurry(uint64_t grace_ms) override;
   // After `finished`: closes the handles (a pending SIGKILL for leftovers is still delivered).
-  void close();
+  void close() override;
 
  private:
   static void on_exit(uv_process_t* handle, int64_t exit_status, int term_signal);

@@ -2,6 +2,7 @@
 // Value types of the job engine. Knows nothing of Neovim or of tools.
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -26,8 +27,18 @@ int64_t wall_clock_ms();
 // The N of a job id "th-N" (decimal digits only); 0 for anything else.
 uint64_t job_number(std::string_view id);
 
+// What a job that is a function (a file tool) returns; it runs on libuv's threadpool.
+struct TaskOutcome {
+  int exit_code = 0;  // 0: succeeded; anything else: failed
+  std::string out;    // the result's text
+  std::string err;    // why it failed
+};
+using TaskFunction = std::function<TaskOutcome()>;
+
 struct JobSpec {
+  // A process (argv), or a function (task) when set.
   std::vector<std::string> argv;
+  TaskFunction task;
   std::string cwd;
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
   uint64_t timeout_ms = core::defaults::kTimeoutMs;      // 0 = no timeout

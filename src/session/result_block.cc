@@ -125,6 +125,19 @@ std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOpt
   return body;
 }
 
+std::vector<std::string> task_body(const jobs::JobInfo& job) {
+  switch (job.status) {
+    case core::Status::Succeeded: return clean_lines(job.out.text());
+    case core::Status::TimedOut: return {"Timed out after " + format_timeout(job.spec.timeout_ms)};
+    case core::Status::Canceled: return {"Canceled"};
+    default: return clean_lines("Error: " + (job.error.empty() ? job.err.text() : job.error));
+  }
+}
+
+std::vector<std::string> job_body(const jobs::JobInfo& job, const ResultOptions& options) {
+  return job.spec.task ? task_body(job) : terminal_body(job, options);
+}
+
 std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std::string> body,
                                       const ResultOptions& options) {
   for (auto& line : body) {

@@ -23,6 +23,14 @@ struct ResultOptions {
 // `Exit code: N` / `Signal: NAME`, then Stdout: and Stderr: sections, capped.
 std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOptions& options);
 
+// A file tool's (a task job's) body: its text on success, never cut by output.max_lines (the
+// tool itself bounds what it reads), lines cleaned as any output; else `Error: …`,
+// `Timed out after …` or `Canceled`.
+std::vector<std::string> task_body(const jobs::JobInfo& job);
+
+// The body for whatever ran the job: task_body() for a function, terminal_body() for a process.
+std::vector<std::string> job_body(const jobs::JobInfo& job, const ResultOptions& options);
+
 // Fence line, key=value header, the body (escaped), closing fence.
 std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std::string> body,
                                       const ResultOptions& options);

@@ -237,7 +237,7 @@ void Session::on_finished(const jobs::JobInfo& job) {
   ctx_.feedback.stream(buf_, active.call.id, {});
   ResultOptions options;
   options.max_lines = ctx_.config.output.max_lines;
-  write_result(active.call, active.block, job, terminal_body(job, options), finished_message(job));
+  write_result(active.call, active.block, job, job_body(job, options), finished_message(job));
   announce_finished(job);
 }
 

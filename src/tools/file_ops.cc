@@ -17,8 +17,9 @@ namespace toolhost::tools {
 namespace {
 namespace fs = std::filesystem;
 
-// read_file holds at most this much text: a bigger read needs a line range.
-constexpr size_t kMaxReadBytes = 16 << 20;
+// read_file holds at most this much text (the job keeps it whole in memory and writes it into
+// the buffer): a bigger read needs a line range.
+constexpr size_t kMaxReadBytes = 1 << 20;
 constexpr size_t kDefaultMaxEntries = 1000;
 
 core::Result<std::string> string_param(const nlohmann::json& params, const char* name,

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "tools/confine.h"
+#include "tools/file_ops.h"
 
 namespace toolhost::tools {
 namespace fs = std::filesystem;
@@ -46,10 +47,39 @@ core::Result<std::string> string_param(const core::ToolCall& call, const char* n
   return it->get<std::string>();
 }
 
+// The read-only file tools run as functions off the loop (SPEC 7); their path is checked
+// before they are queued, so a refusal names the rule without running anything.
+core::Result<jobs::JobSpec> file_task(const core::ToolCall& call, const core::Config& config,
+                                      const std::string& root) {
+  using Operation = core::Result<std::string> (*)(const std::string&, const nlohmann::json&);
+  Operation operation = call.tool == "read_file" ? &read_file : &list_directory;
+  const bool path_required = call.tool == "read_file";
+  auto path = string_param(call, "path", path_required);
+  if (!path) return core::error(path.error());
+  if (!path->empty() && !resolves_inside(root, *path)) {
+    return core::error("`" + *path + "` is outside the project root");
+  }
+  jobs::JobSpec spec;
+  spec.tool = call.tool;
+  spec.call_id = call.id;
+  spec.params = call.params;
+  spec.cwd = root;
+  spec.timeout_ms = config.timeout_ms;
+  spec.task = [operation, root, params = call.params] {
+    auto text = operation(root, params);
+    if (!text) return jobs::TaskOutcome{1, "", text.error()};
+    return jobs::TaskOutcome{0, std::move(*text), ""};
+  };
+  return spec;
+}
+
 }  // namespace
 
 core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Config& config,
                                     const std::string& root) {
+  if (call.tool == "read_file" || call.tool == "list_directory") {
+    return file_task(call, config, root);
+  }
   if (call.tool != "run_terminal_command") {
     return core::error("tool `" + call.tool + "` is not implemented yet");
   }

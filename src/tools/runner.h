@@ -11,7 +11,9 @@
 namespace toolhost::tools {
 
 // The job that runs `call` in project `root`, or the refusal's reason: a tool that cannot
-// run, a parameter of the wrong type, a `cwd` outside the root (a `failed` result, SPEC 4).
+// run yet, a parameter of the wrong type, a `cwd` or `path` outside the root (a `failed`
+// result, SPEC 4). A terminal command is a process; read_file and list_directory are functions
+// (file_ops) the engine runs off the loop.
 core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Config& config,
                                     const std::string& root);
 

@@ -122,5 +122,31 @@ TEST(Dialects, CodeCompanionFiletypeSplitsOnHeadingsOnly) {
   EXPECT_EQ(diags[0]["message"], "✗ unknown tool `real_tool`");
 }
 
+// A file tool runs off the host's loop and its result is the file's text, numbered.
+TEST(Dialects, ReadFileShowsTheNumberedFile) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.lua(R"(vim.fn.writefile({ "buy milk", "fix the parser" }, "notes.txt"))");
+  int64_t buf = nvim.open_fixture("read_block.chat.md", "read.chat.md");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {4, 0})");
+  nvim.command("ToolRun");
+  json done = nvim.wait_for("ToolhostJobFinished");
+  ASSERT_EQ(done["status"], "succeeded") << done.dump();
+  EXPECT_EQ(done["tool"], "read_file");
+  auto lines = nvim.lines(buf);
+  ASSERT_GE(lines.size(), 10u) << json(lines).dump(1);
+  EXPECT_EQ(lines[3], "✓ Read: `notes.txt`");
+  EXPECT_EQ(lines[4], "> See what is planned");
+  EXPECT_EQ(lines[5].rfind("````result id=" + done["id"].get<std::string>() +
+                               " tool=read_file status=succeeded duration=",
+                           0),
+            0u)
+      << json(lines).dump(1);
+  EXPECT_EQ(lines[6], "     1\tbuy milk");
+  EXPECT_EQ(lines[7], "     2\tfix the parser");
+  EXPECT_EQ(lines[8], "````");
+  EXPECT_EQ(lines[9], "USER: ");
+}
+
 }  // namespace
 }  // namespace toolhost::e2e

@@ -1,6 +1,7 @@
 // Process on its own: the ownership rule that a Process may be destroyed from its `closed`
 // callback, and capture bounds.
 
+#include "jobs/process.h"
 #include "test_jobs.h"
 
 namespace toolhost::jobs::testing {

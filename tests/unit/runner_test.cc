@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test_jobs.h"
 
@@ -64,11 +65,39 @@ TEST_F(Runner, ParametersOfTheWrongTypeAreRefusedByName) {
 
 TEST_F(Runner, ToolsThatCannotRunYetAreRefused) {
   core::ToolCall call;
-  call.tool = "read_file";
-  call.params = {{"path", "a"}};
+  call.tool = "replace_in_file";
+  call.params = {{"path", "a"}, {"search", {"x"}}, {"replace", {"y"}}};
   auto job = job_for(call, config_, dir_.path());
   ASSERT_FALSE(job);
-  EXPECT_EQ(job.error(), "tool `read_file` is not implemented yet");
+  EXPECT_EQ(job.error(), "tool `replace_in_file` is not implemented yet");
+}
+
+TEST_F(Runner, ReadOnlyFileToolsAreTasksWithTheirPathChecked) {
+  core::ToolCall call;
+  call.tool = "read_file";
+  call.params = {{"path", "sub/a.txt"}};
+  auto job = job_for(call, config_, dir_.path());
+  ASSERT_TRUE(job) << job.error();
+  EXPECT_TRUE(job->argv.empty());
+  ASSERT_TRUE(job->task);
+  EXPECT_EQ(job->tool, "read_file");
+  {
+    std::ofstream(dir_ / "sub/a.txt") << "x\n";
+  }
+  jobs::TaskOutcome outcome = job->task();
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_EQ(outcome.out, "     1\tx\n");
+
+  call.params = {{"path", "../a.txt"}};
+  auto outside = job_for(call, config_, dir_.path());
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error(), "`../a.txt` is outside the project root");
+
+  call.tool = "list_directory";
+  call.params = json::object();  // the root itself
+  auto listing = job_for(call, config_, dir_.path());
+  ASSERT_TRUE(listing) << listing.error();
+  EXPECT_EQ(listing->task().out, "sub/\n");
 }
 
 TEST_F(Runner, ModelTimeoutIsClamped) {

@@ -177,6 +177,39 @@ TEST_F(SessionTest, FiletypeDecidesWhichHeadersSplitMessages) {
   EXPECT_EQ(engine_.list().size(), 0u);
 }
 
+TEST_F(SessionTest, ReadFileRunsOffTheLoopAndShowsTheNumberedText) {
+  std::ofstream(dir_ / "notes.txt") << "first\nsecond\n";
+  load({"USER: hi", "ASSISTANT: ok", "**Read:** `notes.txt`", "USER: "});
+  session_->run_at(2, false);
+  ASSERT_TRUE(wait_for_edits(1));
+  json edit = sent("edits")[0];
+  ASSERT_GE(edit["lines"].size(), 5u) << edit;
+  EXPECT_EQ(edit["lines"][0], "✓ Read: `notes.txt`");
+  EXPECT_EQ(edit["lines"][1].get<std::string>().rfind(
+                "````result id=th-1 tool=read_file status=succeeded duration=", 0),
+            0u)
+      << edit;
+  EXPECT_EQ(edit["lines"][1].get<std::string>().find("exit="), std::string::npos);
+  EXPECT_EQ(edit["lines"][2], "     1\tfirst");
+  EXPECT_EQ(edit["lines"][3], "     2\tsecond");
+  EXPECT_EQ(edit["lines"][4], "````");
+}
+
+TEST_F(SessionTest, ReadFileOfAMissingFileFailsWithItsReason) {
+  load({"USER: hi", "ASSISTANT: ok", "**Read:** `gone.txt`", "USER: "});
+  session_->run_at(2, false);
+  ASSERT_TRUE(wait_for_edits(1));
+  json edit = sent("edits")[0];
+  EXPECT_EQ(edit["lines"][0], "✗ Failed: `gone.txt`");
+  EXPECT_NE(edit["lines"][1].get<std::string>().find("status=failed"), std::string::npos);
+  EXPECT_EQ(edit["lines"][2], "Error: `gone.txt` does not exist");
+  bool diagnosed = false;
+  for (const auto& d : sent("diags")) {
+    diagnosed = diagnosed || d["message"] == "✗ read_file: `gone.txt` does not exist";
+  }
+  EXPECT_TRUE(diagnosed) << sent("diags");
+}
+
 TEST_F(SessionTest, ReattachedWhileAJobRunsTheResultStillLands) {
   std::string go = dir_ / "go";
   Lines lines = {"USER: hi",
