@@ -47,6 +47,22 @@ core::Result<std::string> string_param(const core::ToolCall& call, const char* n
   return it->get<std::string>();
 }
 
+// What every job of a call records, in the root, with the configured timeout or the model's
+// (clamped).
+jobs::JobSpec base_spec(const core::ToolCall& call, const core::Config& config,
+                        const std::string& root) {
+  jobs::JobSpec spec;
+  spec.tool = call.tool;
+  spec.call_id = call.id;
+  spec.params = call.params;
+  spec.cwd = root;
+  spec.timeout_ms = config.timeout_ms;
+  if (call.params.contains("timeout_ms")) {
+    spec.timeout_ms = clamp_model_timeout(call.params["timeout_ms"], config.max_timeout_ms);
+  }
+  return spec;
+}
+
 // The read-only file tools run as functions off the loop (SPEC 7); their path is checked
 // before they are queued, so a refusal names the rule without running anything.
 core::Result<jobs::JobSpec> file_task(const core::ToolCall& call, const core::Config& config,
@@ -59,12 +75,7 @@ core::Result<jobs::JobSpec> file_task(const core::ToolCall& call, const core::Co
   if (!path->empty() && !resolves_inside(root, *path)) {
     return core::error("`" + *path + "` is outside the project root");
   }
-  jobs::JobSpec spec;
-  spec.tool = call.tool;
-  spec.call_id = call.id;
-  spec.params = call.params;
-  spec.cwd = root;
-  spec.timeout_ms = config.timeout_ms;
+  jobs::JobSpec spec = base_spec(call, config, root);
   spec.task = [operation, root, params = call.params] {
     auto text = operation(root, params);
     if (!text) return jobs::TaskOutcome{1, "", text.error()};
@@ -85,12 +96,7 @@ core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Conf
   }
   auto command = string_param(call, "command", true);
   if (!command) return core::error(command.error());
-  jobs::JobSpec spec;
-  spec.tool = call.tool;
-  spec.call_id = call.id;
-  spec.params = call.params;
-  spec.cwd = root;
-  spec.timeout_ms = config.timeout_ms;
+  jobs::JobSpec spec = base_spec(call, config, root);
   if (call.params.contains("cwd")) {
     auto cwd = string_param(call, "cwd", false);
     if (!cwd) return core::error(cwd.error());
@@ -98,9 +104,6 @@ core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Conf
       return core::error("cwd `" + *cwd + "` is outside the project root");
     }
     spec.cwd = fs::weakly_canonical(fs::path(root) / *cwd).string();
-  }
-  if (call.params.contains("timeout_ms")) {
-    spec.timeout_ms = clamp_model_timeout(call.params["timeout_ms"], config.max_timeout_ms);
   }
   spec.argv = {config.shell, "-c", *command};
   return spec;
