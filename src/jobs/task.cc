@@ -99,7 +99,10 @@ void Task::close() {
 
 void Task::maybe_closed() {
   if (!timer_closed_ || working_) return;
-  if (events_.closed) events_.closed();  // may destroy this
+  // `closed` may destroy this Task, and with it events_: call a moved-out copy, and touch
+  // nothing of *this afterwards (as Process does).
+  auto closed = std::move(events_.closed);
+  if (closed) closed();
 }
 
 }  // namespace toolhost::jobs
