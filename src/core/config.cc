@@ -120,15 +120,19 @@ nlohmann::json config_to_json(const Config& config) {
   return json;
 }
 
-std::string default_shell() {
+bool on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/bin:/bin");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    std::string candidate = (dir.empty() ? "." : dir) + "/bash";
-    if (::access(candidate.c_str(), X_OK) == 0) return "bash";
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return true;
   }
-  return "sh";
+  return false;
+}
+
+std::string default_shell() {
+  return on_path("bash") ? "bash" : "sh";
 }
 
 }  // namespace toolhost::core

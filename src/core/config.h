@@ -53,5 +53,7 @@ nlohmann::json config_to_json(const Config& config);
 
 // `bash` when it is on PATH, else `sh` (SPEC 6: never $SHELL or 'shell').
 std::string default_shell();
+// Whether an executable `program` is in one of $PATH's directories.
+bool on_path(const std::string& program);
 
 }  // namespace toolhost::core

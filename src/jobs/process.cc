@@ -245,7 +245,9 @@ void Process::finish() {
     info_.status = Status::Failed;
   } else if (stop_reason_ != Status::Running) {
     info_.status = stop_reason_;
-  } else if (info_.exit_code && *info_.exit_code == 0) {
+  } else if (info_.exit_code &&
+             std::find(info_.spec.ok_exit_codes.begin(), info_.spec.ok_exit_codes.end(),
+                       *info_.exit_code) != info_.spec.ok_exit_codes.end()) {
     info_.status = Status::Succeeded;
   } else {
     info_.status = Status::Failed;

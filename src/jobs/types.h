@@ -42,6 +42,8 @@ struct JobSpec {
   std::string cwd;
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
   uint64_t timeout_ms = core::defaults::kTimeoutMs;      // 0 = no timeout
+  // Exit codes that mean success (grep and rg exit 1 when nothing matched).
+  std::vector<int> ok_exit_codes{0};
   // Recorded with the job (history, job lists); the engine does not interpret them.
   std::string call_id;
   std::string tool;

@@ -84,6 +84,34 @@ core::Result<jobs::JobSpec> file_task(const core::ToolCall& call, const core::Co
   return spec;
 }
 
+// `rg` when it is on PATH, else `grep -rn`; both print `path:line:text` and exit 1 when
+// nothing matched, which is a success with no output here.
+core::Result<jobs::JobSpec> search_job(const core::ToolCall& call, const core::Config& config,
+                                       const std::string& root) {
+  auto pattern = string_param(call, "pattern", true);
+  if (!pattern) return core::error(pattern.error());
+  auto path = string_param(call, "path", false);
+  if (!path) return core::error(path.error());
+  auto glob = string_param(call, "glob", false);
+  if (!glob) return core::error(glob.error());
+  const std::string where = path->empty() ? "." : *path;
+  if (!resolves_inside(root, where)) {
+    return core::error("`" + where + "` is outside the project root");
+  }
+  jobs::JobSpec spec = base_spec(call, config, root);
+  if (core::on_path("rg")) {
+    spec.argv = {"rg", "--line-number", "--no-heading", "--color", "never"};
+    if (!glob->empty()) spec.argv.insert(spec.argv.end(), {"--glob", *glob});
+  } else {
+    spec.argv = {"grep", "-rn"};
+    if (!glob->empty()) spec.argv.push_back("--include=" + *glob);
+  }
+  // `--` ends the options: a pattern or path starting with `-` is not one.
+  spec.argv.insert(spec.argv.end(), {"--", *pattern, where});
+  spec.ok_exit_codes = {0, 1};
+  return spec;
+}
+
 }  // namespace
 
 core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Config& config,
@@ -91,6 +119,7 @@ core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const core::Conf
   if (call.tool == "read_file" || call.tool == "list_directory") {
     return file_task(call, config, root);
   }
+  if (call.tool == "search_files") return search_job(call, config, root);
   if (call.tool != "run_terminal_command") {
     return core::error("tool `" + call.tool + "` is not implemented yet");
   }

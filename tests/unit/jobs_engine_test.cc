@@ -32,6 +32,16 @@ TEST_F(JobsEngine, NonZeroExitFailsWithTheCode) {
   EXPECT_EQ(*job.exit_code, 3);
 }
 
+TEST_F(JobsEngine, ExitCodesTheSpecCallsOkSucceed) {
+  make();
+  JobSpec no_match = shell("exit 1");
+  no_match.ok_exit_codes = {0, 1};  // grep: nothing matched
+  EXPECT_EQ(run(no_match).status, Status::Succeeded);
+  JobSpec error = shell("exit 2");
+  error.ok_exit_codes = {0, 1};
+  EXPECT_EQ(run(error).status, Status::Failed);
+}
+
 TEST_F(JobsEngine, DeathBySignalIsRecorded) {
   make();
   JobInfo job = run(shell("kill -USR1 $$"));

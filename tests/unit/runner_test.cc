@@ -81,9 +81,7 @@ TEST_F(Runner, ReadOnlyFileToolsAreTasksWithTheirPathChecked) {
   EXPECT_TRUE(job->argv.empty());
   ASSERT_TRUE(job->task);
   EXPECT_EQ(job->tool, "read_file");
-  {
-    std::ofstream(dir_ / "sub/a.txt") << "x\n";
-  }
+  { std::ofstream(dir_ / "sub/a.txt") << "x\n"; }
   jobs::TaskOutcome outcome = job->task();
   EXPECT_EQ(outcome.exit_code, 0);
   EXPECT_EQ(outcome.out, "     1\tx\n");
@@ -98,6 +96,35 @@ TEST_F(Runner, ReadOnlyFileToolsAreTasksWithTheirPathChecked) {
   auto listing = job_for(call, config_, dir_.path());
   ASSERT_TRUE(listing) << listing.error();
   EXPECT_EQ(listing->task().out, "sub/\n");
+}
+
+TEST_F(Runner, SearchFilesUsesRgWhenPresentElseGrep) {
+  core::ToolCall call;
+  call.tool = "search_files";
+  call.params = {{"pattern", "-x"}, {"glob", "*.c"}};
+  jobs::testing::TempDir bin;
+  {
+    jobs::testing::ScopedEnv path("PATH", bin.path());
+    auto grep = job_for(call, config_, dir_.path());
+    ASSERT_TRUE(grep) << grep.error();
+    EXPECT_EQ(grep->argv,
+              (std::vector<std::string>{"grep", "-rn", "--include=*.c", "--", "-x", "."}));
+    EXPECT_EQ(grep->ok_exit_codes, (std::vector<int>{0, 1}));  // 1: nothing matched
+    std::ofstream(bin / "rg") << "#!/bin/sh\n";
+    fs::permissions(bin / "rg", fs::perms::owner_all);
+    auto rg = job_for(call, config_, dir_.path());
+    ASSERT_TRUE(rg) << rg.error();
+    EXPECT_EQ(rg->argv, (std::vector<std::string>{"rg", "--line-number", "--no-heading", "--color",
+                                                  "never", "--glob", "*.c", "--", "-x", "."}));
+  }
+  call.params = {{"pattern", "x"}, {"path", "../elsewhere"}};
+  auto outside = job_for(call, config_, dir_.path());
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error(), "`../elsewhere` is outside the project root");
+  call.params = {{"path", "sub"}};
+  auto no_pattern = job_for(call, config_, dir_.path());
+  ASSERT_FALSE(no_pattern);
+  EXPECT_EQ(no_pattern.error(), "parameter `pattern` is missing");
 }
 
 TEST_F(Runner, ModelTimeoutIsClamped) {

@@ -210,6 +210,22 @@ TEST_F(SessionTest, ReadFileOfAMissingFileFailsWithItsReason) {
   EXPECT_TRUE(diagnosed) << sent("diags");
 }
 
+TEST_F(SessionTest, SearchFilesFindsAndNothingFoundIsNoFailure) {
+  std::ofstream(dir_ / "notes.txt") << "buy milk\nfix the parser\n";
+  load({"## Me", "find", "## CodeCompanion", "```json",
+        R"({"tool": "search_files", "parameters": {"pattern": "milk"}})", "```", "```json",
+        R"({"tool": "grep", "parameters": {"pattern": "no such words"}})", "```", "## Me"});
+  session_->run_at(4, false);
+  ASSERT_TRUE(wait_for_edits(1));
+  session_->run_at(7, false);
+  ASSERT_TRUE(wait_for_edits(2));
+  std::string found = sent("edits")[0]["lines"].dump();
+  EXPECT_NE(found.find("tool=search_files status=succeeded exit=0"), std::string::npos) << found;
+  EXPECT_NE(found.find("./notes.txt:1:buy milk"), std::string::npos) << found;
+  std::string none = sent("edits")[1]["lines"].dump();
+  EXPECT_NE(none.find("tool=search_files status=succeeded exit=1"), std::string::npos) << none;
+}
+
 TEST_F(SessionTest, ReattachedWhileAJobRunsTheResultStillLands) {
   std::string go = dir_ / "go";
   Lines lines = {"USER: hi",
