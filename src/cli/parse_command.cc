@@ -17,7 +17,7 @@ int run_parse_command(const ParseCommand& command, std::ostream& out, std::ostre
     return 2;
   }
   parse::Options options;
-  options.tools = core::builtin_tool_table();
+  options.tools = core::tool_table_for(*config);
   options.roles = config->roles;
   options.complete = true;  // a file is not streaming: an unclosed fence is an error
   parse::ParseResult result = parse::parse(*lines, options);

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/tool_table.h"
+
 namespace toolhost::core {
 namespace {
 
@@ -65,6 +67,36 @@ class Reader {
   std::string error_;
 };
 
+// `"git log"`, `{ "words": "git log", "deny": [...] }` or `["git log", ...]` (a Lua list).
+Result<AllowEntry> allow_entry_from_json(const nlohmann::json& entry) {
+  auto words_of = [](const std::string& text) {
+    std::vector<std::string> words;
+    std::istringstream in(text);
+    for (std::string word; in >> word;) words.push_back(word);
+    return words;
+  };
+  const auto bad = error(
+      "allow.commands: expected \"cmd words\" or { \"cmd words\", deny = { \"--opt\", ... } }");
+  AllowEntry out;
+  if (entry.is_string()) {
+    out.words = words_of(entry.get<std::string>());
+  } else if (entry.is_object() && entry.contains("words") && entry["words"].is_string()) {
+    out.words = words_of(entry["words"].get<std::string>());
+    if (entry.contains("deny") && !entry["deny"].is_null()) {
+      const auto& deny = entry["deny"];
+      if (!deny.is_array()) return bad;
+      for (const auto& option : deny) {
+        if (!option.is_string()) return bad;
+        out.deny.push_back(option.get<std::string>());
+      }
+    }
+  } else {
+    return bad;
+  }
+  if (out.words.empty()) return bad;
+  return out;
+}
+
 }  // namespace
 
 Result<Config> config_from_json(const nlohmann::json& options) {
@@ -77,6 +109,13 @@ Result<Config> config_from_json(const nlohmann::json& options) {
   reader.read(options, "max_concurrent", config.max_concurrent);
   reader.read(options, "shell", config.shell);
   reader.read(options, "history_max", config.history_max);
+  if (options.is_object() && options.contains("auto_accept_edits") &&
+      !options["auto_accept_edits"].is_null()) {
+    if (!options["auto_accept_edits"].is_boolean()) {
+      return error("auto_accept_edits: expected a boolean");
+    }
+    config.auto_accept_edits = options["auto_accept_edits"].get<bool>();
+  }
   const nlohmann::json empty = nlohmann::json::object();
   auto nested = [&](const char* key) -> const nlohmann::json& {
     auto it = options.is_object() ? options.find(key) : options.end();
@@ -94,6 +133,27 @@ Result<Config> config_from_json(const nlohmann::json& options) {
   roles.read(nested("roles"), "system", config.roles.system);
   reader.take(roles);
   if (!reader.error().empty()) return error(reader.error());
+  const nlohmann::json& allow = nested("allow");
+  if (allow.contains("commands") && !allow["commands"].is_null()) {
+    if (!allow["commands"].is_array()) return error("allow.commands: expected a list");
+    config.allow_commands.emplace();
+    for (const auto& entry : allow["commands"]) {
+      auto read = allow_entry_from_json(entry);
+      if (!read) return error(read.error());
+      config.allow_commands->push_back(std::move(*read));
+    }
+  }
+  if (options.is_object() && options.contains("tools")) {
+    auto tools = custom_tools_from_json(options["tools"]);
+    if (!tools) return error(tools.error());
+    const ToolTable builtins = builtin_tool_table();
+    for (const auto& tool : *tools) {
+      if (builtins.find(tool.name)) {
+        return error("tools." + tool.name + ": a built-in tool has this name");
+      }
+    }
+    config.tools = std::move(*tools);
+  }
   if (config.max_concurrent < 1) return error("max_concurrent: expected a number > 0");
   if (config.shell.empty()) config.shell = default_shell();
   return config;
@@ -117,6 +177,21 @@ nlohmann::json config_to_json(const Config& config) {
         {"system", config.roles.system}}},
   };
   if (!config.shell.empty()) json["shell"] = config.shell;
+  json["auto_accept_edits"] = config.auto_accept_edits;
+  if (config.allow_commands) {
+    nlohmann::json commands = nlohmann::json::array();
+    for (const auto& entry : *config.allow_commands) {
+      std::string words;
+      for (const auto& word : entry.words) words += (words.empty() ? "" : " ") + word;
+      commands.push_back({{"words", words}, {"deny", entry.deny}});
+    }
+    json["allow"] = {{"commands", commands}};
+  }
+  if (!config.tools.empty()) {
+    nlohmann::json tools = nlohmann::json::object();
+    for (const auto& tool : config.tools) tools[tool.name] = custom_tool_to_json(tool);
+    json["tools"] = tools;
+  }
   return json;
 }
 

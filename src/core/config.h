@@ -6,8 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "core/custom_tool.h"
 #include "core/result.h"
 #include "core/roles.h"
 
@@ -33,6 +36,13 @@ struct OutputConfig {
   uint64_t log_max_bytes = defaults::kLogMaxBytes;
 };
 
+// An entry of `allow.commands` (SPEC 7): `"git log"` or `{ "git log", deny = { "--output" } }`,
+// literal words, no patterns; sent by Lua as `{ "words": "git log", "deny": [...] }`.
+struct AllowEntry {
+  std::vector<std::string> words;
+  std::vector<std::string> deny;  // options the command may not carry (`--pre`, `-c`)
+};
+
 struct Config {
   uint64_t timeout_ms = defaults::kTimeoutMs;  // 0 = none
   uint64_t max_timeout_ms = defaults::kMaxTimeoutMs;
@@ -42,6 +52,10 @@ struct Config {
   OutputConfig output;
   size_t history_max = defaults::kHistoryMax;
   RoleNames roles;
+  // What auto-run may run without asking (SPEC 7): unset means the built-in read-only list.
+  std::optional<std::vector<AllowEntry>> allow_commands;
+  bool auto_accept_edits = false;
+  std::vector<CustomTool> tools;
 };
 
 // Reads what is present in `options` over the defaults; absent or null keys keep them. A value

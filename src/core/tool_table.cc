@@ -60,6 +60,19 @@ ToolTable builtin_tool_table() {
   return table;
 }
 
+ToolTable tool_table_for(const Config& config) {
+  ToolTable table = builtin_tool_table();
+  for (const auto& tool : config.tools) {
+    ToolSpec spec;
+    spec.name = tool.name;
+    for (const auto& param : tool.params) {
+      if (param.required) spec.required.push_back(param.name);
+    }
+    table.tools.push_back(std::move(spec));
+  }
+  return table;
+}
+
 std::string executed_label(Status status, const ToolSpec* spec) {
   if (status == Status::Succeeded) return spec ? spec->done_label : ToolSpec{}.done_label;
   for (const auto& [value, label] : kFailureLabels) {

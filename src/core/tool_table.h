@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/config.h"
 #include "core/status.h"
 
 namespace toolhost::core {
@@ -34,6 +35,8 @@ struct ToolTable {
 };
 
 ToolTable builtin_tool_table();
+// The built-ins and the custom tools of `config` (their required parameters from `params`).
+ToolTable tool_table_for(const Config& config);
 
 // The header of an executed llm-sidekick block (SPEC 10.1): the tool's `done_label` on
 // success, else "✗ Failed:", "✗ Timed out:", "✗ Canceled:", "✗ Rejected:", "✗ Interrupted:".

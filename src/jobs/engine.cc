@@ -138,8 +138,8 @@ void Engine::start(Job& job) {
     maybe_done_shutting_down();
   };
   open_log(job);
-  if (job.info.spec.task) {
-    job.process = std::make_unique<Task>(loop_, job.info, job.info.spec.task, events);
+  if (job.info.spec.task || job.info.spec.async) {
+    job.process = std::make_unique<Task>(loop_, job.info, events);
   } else {
     job.process = std::make_unique<Process>(loop_, job.info, options_.kill_grace_ms, events);
   }

@@ -4,8 +4,8 @@
 
 namespace toolhost::jobs {
 
-Task::Task(uv_loop_t* loop, JobInfo& info, TaskFunction function, Events events)
-    : loop_(loop), info_(info), function_(std::move(function)), events_(std::move(events)) {
+Task::Task(uv_loop_t* loop, JobInfo& info, Events events)
+    : loop_(loop), info_(info), events_(std::move(events)) {
   uv_timer_init(loop_, &deadline_);
   deadline_.data = this;
   request_.data = this;
@@ -15,22 +15,55 @@ bool Task::start(const std::vector<std::string>&) {
   start_ns_ = uv_hrtime();
   info_.started_at_ms = wall_clock_ms();
   info_.status = Status::Running;
-  int rc = function_ ? uv_queue_work(loop_, &request_, on_work, on_work_done) : UV_EINVAL;
+  const JobSpec& spec = info_.spec;
+  int rc = UV_EINVAL;
+  if (spec.async) {
+    self_ = std::make_shared<Task*>(this);
+    rc = 0;
+  } else if (spec.task) {
+    rc = uv_queue_work(loop_, &request_, on_work, on_work_done);
+  }
   if (rc != 0) {
-    info_.error = function_ ? std::string("cannot queue the task: ") + uv_strerror(rc)
-                            : std::string("empty task");
+    info_.error = rc == UV_EINVAL ? std::string("empty task")
+                                  : std::string("cannot queue the task: ") + uv_strerror(rc);
     // Report the failure from the loop, so that no event fires inside the caller's submit().
     uv_timer_start(
         &deadline_,
         [](uv_timer_t* timer) { static_cast<Task*>(timer->data)->finish(Status::Failed); }, 0, 0);
     return false;
   }
-  working_ = true;
-  if (info_.spec.timeout_ms > 0) {
+  working_ = !spec.async;
+  if (spec.timeout_ms > 0) {
     uv_timer_start(
         &deadline_,
         [](uv_timer_t* timer) { static_cast<Task*>(timer->data)->terminate(Status::TimedOut, 0); },
-        info_.spec.timeout_ms, 0);
+        spec.timeout_ms, 0);
+  }
+  if (spec.async) {
+    std::weak_ptr<Task*> weak = self_;
+    starting_ = true;
+    try {
+      spec.async([weak](TaskOutcome outcome) {
+        auto self = weak.lock();
+        if (!self || !*self) return;
+        if (!(*self)->starting_) return (*self)->complete(std::move(outcome));
+        (*self)->outcome_ = std::move(outcome);  // no event may fire inside submit()
+        (*self)->deferred_ = true;
+      });
+    } catch (const std::exception& e) {
+      outcome_ = TaskOutcome{1, "", e.what()};
+      deferred_ = true;
+    }
+    starting_ = false;
+    if (deferred_) {
+      uv_timer_start(
+          &deadline_,
+          [](uv_timer_t* timer) {
+            auto* self = static_cast<Task*>(timer->data);
+            self->complete(std::move(self->outcome_));
+          },
+          0, 0);
+    }
   }
   return true;
 }
@@ -38,7 +71,7 @@ bool Task::start(const std::vector<std::string>&) {
 void Task::on_work(uv_work_t* request) {
   auto* self = static_cast<Task*>(request->data);
   try {
-    self->outcome_ = self->function_();
+    self->outcome_ = self->info_.spec.task();
   } catch (const std::exception& e) {
     self->outcome_ = TaskOutcome{1, "", e.what()};
   } catch (...) {
@@ -49,22 +82,24 @@ void Task::on_work(uv_work_t* request) {
 void Task::on_work_done(uv_work_t* request, int) {
   auto* self = static_cast<Task*>(request->data);
   self->working_ = false;
-  if (!self->finished_) {
-    // No process ran: no exit code; a failure's text is the job's error (diagnostic, job list).
-    self->info_.duration_s = static_cast<double>(uv_hrtime() - self->start_ns_) / 1e9;
-    const bool ok = self->outcome_.exit_code == 0;
-    if (!ok)
-      self->info_.error = self->outcome_.err.empty() ? "the task failed" : self->outcome_.err;
-    for (auto [stream, text] : {std::pair{Stream::Stdout, &self->outcome_.out},
-                                std::pair{Stream::Stderr, &self->outcome_.err}}) {
-      if (text->empty()) continue;
-      (stream == Stream::Stdout ? self->info_.out : self->info_.err).append(*text);
-      if (self->events_.output) self->events_.output(stream, *text);
-    }
-    self->finish(ok ? Status::Succeeded : Status::Failed);
-  }
+  self->complete(std::move(self->outcome_));
   self->outcome_ = {};
   self->maybe_closed();
+}
+
+void Task::complete(TaskOutcome outcome) {
+  if (finished_) return;  // timed out or canceled meanwhile: the late result is dropped
+  // No process ran: no exit code; a failure's text is the job's error (diagnostic, job list).
+  info_.duration_s = static_cast<double>(uv_hrtime() - start_ns_) / 1e9;
+  const bool ok = outcome.exit_code == 0;
+  if (!ok) info_.error = outcome.err.empty() ? "the task failed" : outcome.err;
+  for (auto [stream, text] :
+       {std::pair{Stream::Stdout, &outcome.out}, std::pair{Stream::Stderr, &outcome.err}}) {
+    if (text->empty()) continue;
+    (stream == Stream::Stdout ? info_.out : info_.err).append(*text);
+    if (events_.output) events_.output(stream, *text);
+  }
+  finish(ok ? Status::Succeeded : Status::Failed);
 }
 
 bool Task::terminate(Status reason, uint64_t) {
@@ -90,6 +125,7 @@ void Task::finish(Status status) {
 void Task::close() {
   if (closing_) return;
   closing_ = true;
+  if (self_) *self_ = nullptr;
   uv_close(reinterpret_cast<uv_handle_t*>(&deadline_), [](uv_handle_t* handle) {
     auto* self = static_cast<Task*>(handle->data);
     self->timer_closed_ = true;
@@ -103,6 +139,37 @@ void Task::maybe_closed() {
   // nothing of *this afterwards (as Process does).
   auto closed = std::move(events_.closed);
   if (closed) closed();
+}
+
+void run_on_threadpool(uv_loop_t* loop, TaskFunction work, TaskDone done) {
+  struct Request {
+    uv_work_t work{};
+    TaskFunction function;
+    TaskDone done;
+    TaskOutcome outcome;
+  };
+  auto request = std::make_unique<Request>();
+  request->function = std::move(work);
+  request->done = std::move(done);
+  request->work.data = request.get();
+  auto run = [](uv_work_t* w) {
+    auto* r = static_cast<Request*>(w->data);
+    try {
+      r->outcome = r->function();
+    } catch (const std::exception& e) {
+      r->outcome = TaskOutcome{1, "", e.what()};
+    }
+  };
+  auto after = [](uv_work_t* w, int) {
+    std::unique_ptr<Request> r(static_cast<Request*>(w->data));
+    r->done(std::move(r->outcome));
+  };
+  Request* raw = request.get();
+  if (int rc = uv_queue_work(loop, &raw->work, run, after); rc != 0) {
+    raw->done(TaskOutcome{1, "", std::string("cannot queue the work: ") + uv_strerror(rc)});
+    return;
+  }
+  request.release();  // owned by the threadpool until `after`
 }
 
 }  // namespace toolhost::jobs

@@ -1,12 +1,14 @@
 #pragma once
-// A job that is a function, run on libuv's threadpool so the loop never waits on the disk (the
-// file tools, SPEC 7). The function gets no loop and no job: only its own inputs, captured.
-// A timeout or cancel ends the job at once; the function cannot be interrupted, so it runs to
-// its end in the background and what it returns then is dropped.
+// A job that is a function (SPEC 6): `spec.task` runs on libuv's threadpool so the loop never
+// waits on the disk (the file tools, SPEC 7); `spec.async` is started on the loop and reports
+// back later (a Lua tool that Neovim runs). The function gets no loop and no job: only its own
+// inputs, captured. A timeout or cancel ends the job at once; the function cannot be
+// interrupted, so it runs to its end in the background and what it returns then is dropped.
 
 #include <uv.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "jobs/executor.h"
@@ -15,7 +17,7 @@ namespace toolhost::jobs {
 
 class Task : public Executor {
  public:
-  Task(uv_loop_t* loop, JobInfo& info, TaskFunction function, Events events);
+  Task(uv_loop_t* loop, JobInfo& info, Events events);
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
 
@@ -27,21 +29,31 @@ class Task : public Executor {
  private:
   static void on_work(uv_work_t* request);
   static void on_work_done(uv_work_t* request, int status);
+  // The function's result, on the loop thread.
+  void complete(TaskOutcome outcome);
   void finish(Status status);
   void maybe_closed();
 
   uv_loop_t* loop_;
   JobInfo& info_;
-  TaskFunction function_;
   Events events_;
   uv_work_t request_{};
   uv_timer_t deadline_{};
   TaskOutcome outcome_;  // written by the worker thread, read after on_work_done
+  // What an async function's `done` holds: this Task until it closes, then null, so a late
+  // `done` finds nothing to call.
+  std::shared_ptr<Task*> self_;
   uint64_t start_ns_ = 0;
   bool working_ = false;   // the function is queued or running on the threadpool
   bool finished_ = false;  // `finished` reported
   bool closing_ = false;
+  bool starting_ = false;  // inside start(): an async `done` now is deferred to the loop
+  bool deferred_ = false;
   bool timer_closed_ = false;
 };
+
+// Runs `work` on libuv's threadpool and calls `done` with its outcome on the loop: disk work
+// inside an async function (an edit whose file turned out not to be loaded in Neovim).
+void run_on_threadpool(uv_loop_t* loop, TaskFunction work, TaskDone done);
 
 }  // namespace toolhost::jobs

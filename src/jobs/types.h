@@ -34,11 +34,17 @@ struct TaskOutcome {
   std::string err;    // why it failed
 };
 using TaskFunction = std::function<TaskOutcome()>;
+// A function that runs elsewhere and reports back through the loop (a Lua tool in Neovim, an
+// edit of a loaded buffer): it gets `done`, to call once, on the loop thread; a `done` that
+// comes after the job ended (timeout, cancel) is ignored.
+using TaskDone = std::function<void(TaskOutcome)>;
+using AsyncFunction = std::function<void(TaskDone done)>;
 
 struct JobSpec {
-  // A process (argv), or a function (task) when set.
+  // A process (argv), or a function: `task` on the threadpool, or `async` when set.
   std::vector<std::string> argv;
   TaskFunction task;
+  AsyncFunction async;
   std::string cwd;
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
   uint64_t timeout_ms = core::defaults::kTimeoutMs;      // 0 = no timeout

@@ -42,7 +42,8 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
       config_(*core::config_from_json(nlohmann::json::object())),
       tools_(core::builtin_tool_table()),
       engine_(loop, engine_options(options_)),
-      feedback_(loop, [this](nlohmann::json batch) { send_batch(std::move(batch)); }) {
+      feedback_(loop, [this](nlohmann::json batch) { send_batch(std::move(batch)); }),
+      lua_tools_(api_) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
 }
@@ -82,6 +83,9 @@ void Host::start() {
   for (const std::string& method : methods_.names()) serve(method);
   peer_.on_notification("toolhost.call",
                         [this](const rpc::Message& message) { bridge(first_arg(message)); });
+  peer_.on_notification("toolhost.done", [this](const rpc::Message& message) {
+    lua_tools_.resolve(first_arg(message));
+  });
 }
 
 void Host::serve(const std::string& method) {
@@ -124,6 +128,9 @@ Host::Reply Host::setup(const nlohmann::json& args) {
   auto config = core::config_from_json(args);
   if (!config) return core::error("invalid options: " + config.error());
   config_ = std::move(*config);
+  // Sessions attached from now on parse with the custom tools too (Lua sets the host up
+  // before it attaches a buffer).
+  tools_ = core::tool_table_for(config_);
   jobs::EngineOptions engine = engine_.options();
   engine.max_concurrent = config_.max_concurrent;
   engine.kill_grace_ms = config_.kill_grace_ms;
@@ -158,7 +165,7 @@ Host::Reply Host::attach(const nlohmann::json& raw) {
     existing->reattach(std::move(root), std::move(name));
     existing->set_filetype(filetype);
   } else {
-    session::Context context{feedback_, engine_, config_, tools_};
+    session::Context context{feedback_, engine_, config_, tools_, &lua_tools_, loop_};
     auto fresh =
         std::make_unique<session::Session>(context, buf, std::move(root), std::move(name));
     fresh->set_filetype(filetype);

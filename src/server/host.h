@@ -15,6 +15,7 @@
 #include "jobs/engine.h"
 #include "nvim/api.h"
 #include "rpc/peer.h"
+#include "server/lua_tools.h"
 #include "server/methods.h"
 #include "session/feedback.h"
 #include "session/session.h"
@@ -67,6 +68,7 @@ class Host {
   core::ToolTable tools_;
   jobs::Engine engine_;
   session::Feedback feedback_;
+  LuaTools lua_tools_;
   MethodTable methods_;
   uv_timer_t ticker_{};
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "session/text_clean.h"
+#include "results/text_clean.h"
 
 namespace toolhost::session {
 namespace {
@@ -82,7 +82,7 @@ void OutputTail::append(jobs::Stream stream, std::string_view data) {
 }
 
 std::string OutputTail::shown(const Line& line) {
-  std::string text = clean_line(line.text);
+  std::string text = results::clean_line(line.text);
   bool marked = text.size() >= 3 && text.compare(text.size() - 3, 3, "…") == 0;
   if (line.truncated && !marked) text += "…";
   return text;

@@ -5,13 +5,22 @@
 
 #include "base/log.h"
 #include "parse/messages.h"
-#include "session/executed_form.h"
-#include "session/format.h"
-#include "session/result_block.h"
-#include "session/text_clean.h"
+#include "results/executed_form.h"
+#include "results/format.h"
+#include "results/result_block.h"
+#include "results/text_clean.h"
 #include "tools/runner.h"
 
 namespace toolhost::session {
+using results::executed_form;
+using results::finished_message;
+using results::job_body;
+using results::keeps_block;
+using results::result_block;
+using results::ResultOptions;
+using results::running_message;
+using results::signal_name;
+
 namespace {
 
 double seconds_since(uint64_t start_ns) {
@@ -166,7 +175,7 @@ void Session::run_at(int row, bool force) {
 }
 
 void Session::start(const parse::ToolCall& call) {
-  auto job = tools::job_for(call, ctx_.config, root_);
+  auto job = tools::job_for(call, tools::RunContext{ctx_.config, root_, ctx_.editor, ctx_.loop, buf_});
   if (!job) return finish_refused(call, job.error());
 
   jobs::JobSpec spec = std::move(*job);

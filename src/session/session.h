@@ -15,6 +15,7 @@
 #include "parse/types.h"
 #include "session/feedback.h"
 #include "session/output_tail.h"
+#include "tools/editor.h"
 
 namespace toolhost::session {
 
@@ -24,6 +25,8 @@ struct Context {
   jobs::Engine& engine;
   const core::Config& config;
   const parse::ToolTable& tools;
+  tools::Editor* editor = nullptr;  // Neovim's side of Lua tools and loaded-buffer edits
+  uv_loop_t* loop = nullptr;
 };
 
 class Session {

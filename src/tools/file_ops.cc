@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tools/confine.h"
+#include "tools/params.h"
 
 namespace toolhost::tools {
 namespace {
@@ -21,48 +22,6 @@ namespace fs = std::filesystem;
 // the buffer): a bigger read needs a line range.
 constexpr size_t kMaxReadBytes = 1 << 20;
 constexpr size_t kDefaultMaxEntries = 1000;
-
-core::Result<std::string> string_param(const nlohmann::json& params, const char* name,
-                                       std::optional<std::string> fallback = std::nullopt) {
-  auto it = params.find(name);
-  if (it == params.end() || it->is_null()) {
-    if (fallback) return *fallback;
-    return core::error("parameter `" + std::string(name) + "` is missing");
-  }
-  if (!it->is_string()) {
-    return core::error("parameter `" + std::string(name) + "` must be a string");
-  }
-  return it->get<std::string>();
-}
-
-// A positive whole number given as a number or as digits (CodeCompanion's XML is all text).
-core::Result<std::optional<uint64_t>> count_param(const nlohmann::json& params, const char* name) {
-  auto it = params.find(name);
-  if (it == params.end() || it->is_null()) return std::optional<uint64_t>();
-  auto bad = core::error("parameter `" + std::string(name) + "` must be a positive whole number");
-  if (it->is_number_unsigned() || (it->is_number_integer() && it->get<int64_t>() > 0)) {
-    uint64_t value = it->get<uint64_t>();
-    if (value == 0) return bad;
-    return std::optional<uint64_t>(value);
-  }
-  if (!it->is_string()) return bad;
-  const std::string& text = it->get_ref<const std::string&>();
-  if (text.empty() || text.size() > 12 ||
-      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return bad;
-  }
-  uint64_t value = std::stoull(text);
-  if (value == 0) return bad;
-  return std::optional<uint64_t>(value);
-}
-
-bool flag_param(const nlohmann::json& params, const char* name) {
-  auto it = params.find(name);
-  if (it == params.end()) return false;
-  if (it->is_boolean()) return it->get<bool>();
-  if (it->is_string()) return *it == "true" || *it == "1" || *it == "yes";
-  return it->is_number() && it->get<double>() != 0;
-}
 
 // The confined absolute path of a path parameter.
 core::Result<fs::path> confined(const std::string& root, const std::string& path) {
@@ -257,7 +216,7 @@ core::Result<std::string> write_file(const std::string& root, const std::string&
     ::unlink(temp.c_str());
     return core::error("cannot write `" + path + "`");
   }
-  return "Wrote " + std::to_string(line_count(content)) + " lines to " + path;
+  return wrote_summary(path, content);
 }
 
 core::Result<std::string> replace_in_file(const std::string& root, const nlohmann::json& params) {
@@ -272,7 +231,86 @@ core::Result<std::string> replace_in_file(const std::string& root, const nlohman
   if (!replaced) return core::error("`" + *path + "`: " + replaced.error());
   auto written = write_file(root, *path, *replaced);
   if (!written) return core::error(written.error());
-  return "Replaced " + std::to_string(params["search"].size()) + " block(s) in " + *path;
+  return replaced_summary(*path, params["search"].size());
+}
+
+std::string wrote_summary(const std::string& path, const std::string& content) {
+  return "Wrote " + std::to_string(line_count(content)) + " lines to " + path;
+}
+
+std::string replaced_summary(const std::string& path, size_t pairs) {
+  return "Replaced " + std::to_string(pairs) + " block(s) in " + path;
+}
+
+namespace {
+
+// The source and destination of move_file and copy_file, both confined; the destination must
+// not exist yet and gets its parent directories.
+struct Transfer {
+  std::string from_name, to_name;
+  fs::path from, to;
+};
+
+core::Result<Transfer> transfer(const std::string& root, const nlohmann::json& params) {
+  auto from = string_param(params, "path");
+  if (!from) return core::error(from.error());
+  auto to = string_param(params, "new_path");
+  if (!to) return core::error(to.error());
+  auto from_full = confined(root, *from);
+  if (!from_full) return core::error(from_full.error());
+  auto to_full = confined(root, *to);
+  if (!to_full) return core::error(to_full.error());
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(*from_full, ec))) {
+    return core::error("`" + *from + "` does not exist");
+  }
+  if (fs::exists(fs::symlink_status(*to_full, ec))) {
+    return core::error("`" + *to + "` exists already; it is not replaced");
+  }
+  fs::create_directories(to_full->parent_path(), ec);
+  if (ec) return core::error("cannot create the directory of `" + *to + "`: " + ec.message());
+  return Transfer{*from, *to, *from_full, *to_full};
+}
+
+}  // namespace
+
+core::Result<std::string> delete_file(const std::string& root, const nlohmann::json& params) {
+  auto path = string_param(params, "path");
+  if (!path) return core::error(path.error());
+  auto full = confined(root, *path);
+  if (!full) return core::error(full.error());
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(*full, ec);
+  if (!fs::exists(status)) return core::error("`" + *path + "` does not exist");
+  if (fs::is_directory(status)) {
+    return core::error("`" + *path + "` is a directory; delete_file removes files only");
+  }
+  if (::unlink(full->c_str()) != 0) return core::error("cannot delete `" + *path + "`");
+  return "Deleted " + *path;
+}
+
+core::Result<std::string> move_file(const std::string& root, const nlohmann::json& params) {
+  auto move = transfer(root, params);
+  if (!move) return core::error(move.error());
+  if (::rename(move->from.c_str(), move->to.c_str()) != 0) {
+    return core::error("cannot move `" + move->from_name + "` to `" + move->to_name + "`");
+  }
+  return "Moved " + move->from_name + " to " + move->to_name;
+}
+
+core::Result<std::string> copy_file(const std::string& root, const nlohmann::json& params) {
+  auto copy = transfer(root, params);
+  if (!copy) return core::error(copy.error());
+  std::error_code ec;
+  if (!fs::is_regular_file(copy->from, ec)) {
+    return core::error("`" + copy->from_name + "` is not a file; copy_file copies files only");
+  }
+  fs::copy_file(copy->from, copy->to, fs::copy_options::none, ec);
+  if (ec) {
+    return core::error("cannot copy `" + copy->from_name + "` to `" + copy->to_name +
+                       "`: " + ec.message());
+  }
+  return "Copied " + copy->from_name + " to " + copy->to_name;
 }
 
 }  // namespace toolhost::tools

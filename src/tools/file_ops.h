@@ -33,4 +33,16 @@ core::Result<std::string> write_file(const std::string& root, const std::string&
 // replace_in_text() on the file at params.path, written back atomically.
 core::Result<std::string> replace_in_file(const std::string& root, const nlohmann::json& params);
 
+// Removes the file (or the symlink itself) at params.path; never a directory.
+core::Result<std::string> delete_file(const std::string& root, const nlohmann::json& params);
+// Renames params.path to params.new_path, creating its parent directories; an existing
+// new_path is not replaced.
+core::Result<std::string> move_file(const std::string& root, const nlohmann::json& params);
+// Copies the file at params.path to params.new_path (mode kept), as move_file places it.
+core::Result<std::string> copy_file(const std::string& root, const nlohmann::json& params);
+
+// The one-line results of the edits, the same for a file on disk and a loaded buffer.
+std::string wrote_summary(const std::string& path, const std::string& content);
+std::string replaced_summary(const std::string& path, size_t pairs);
+
 }  // namespace toolhost::tools

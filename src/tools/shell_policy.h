@@ -7,13 +7,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/config.h"
+
 namespace toolhost::tools {
 
 // `"git log"`, or `{ "git log", deny = { "--output" } }`: literal words, no patterns.
-struct AllowEntry {
-  std::vector<std::string> words;
-  std::vector<std::string> deny;  // options the command may not carry (`--pre`, `-c`)
-};
+using core::AllowEntry;
 
 // The read-only list of SPEC 7: ls, pwd, cat, head, tail, wc, rg, git status/diff/log/show.
 std::vector<AllowEntry> default_allow_list();

@@ -2,7 +2,7 @@
 // form), the `> purpose` lines stay, a one-line command's fence goes, a multi-line or
 // backtick command keeps its fence under a bare header; file tools keep their fences.
 // Fenced dialects (10.2, 10.3) keep the block as it is.
-#include "session/executed_form.h"
+#include "results/executed_form.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 
 #include "core/tool_table.h"
 #include "parse/parser.h"
-#include "session/result_block.h"
+#include "results/result_block.h"
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -254,4 +254,4 @@ TEST(ExecutedFormRoundTrip, CodeCompanionXmlKeepsItsFence) {
 }  // namespace roundtrip
 
 }  // namespace
-}  // namespace toolhost::session
+}  // namespace toolhost::results

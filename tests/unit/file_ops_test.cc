@@ -75,7 +75,7 @@ TEST_F(FileOps, ReadFileErrorsSayWhat) {
       {{{"path", "to_slash/etc/passwd"}}, "`to_slash/etc/passwd` is outside the project root"},
       {{{"path", "/etc/passwd"}}, "`/etc/passwd` is outside the project root"},
       {json::object(), "parameter `path` is missing"},
-      {{{"path", 5}}, "parameter `path` must be a string"},
+      {{{"path", 5}}, "parameter `path` must be a string, not a number"},
       {{{"path", "src/a.c"}, {"start_line", 3}, {"end_line", 2}}, "start_line is after end_line"},
       {{{"path", "src/a.c"}, {"start_line", 9}}, "`src/a.c` has 3 lines, start_line is 9"},
       {{{"path", "src/a.c"}, {"start_line", 0}},

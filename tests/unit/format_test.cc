@@ -1,12 +1,12 @@
 // Texts of diagnostics and result headers (SPEC 5, 10.4): durations with two decimals,
 // configured timeouts in seconds, SIG names, the ✓/✗/⟳ messages.
-#include "session/format.h"
+#include "results/format.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 TEST(Format, DurationIsSecondsWithTwoDecimals) {
@@ -80,4 +80,4 @@ TEST(Format, RunningMessage) {
 }
 
 }  // namespace
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -1,7 +1,7 @@
 // SPEC 10.4 result blocks and the SPEC 5 output cap (max_lines for both streams: Stderr
 // its last <= 50 lines, Stdout a head of 1/4 and a tail of 3/4 of the rest, each cut marked
 // with its exact count).
-#include "session/result_block.h"
+#include "results/result_block.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -312,4 +312,4 @@ TEST(ResultBlockCap, LinesMemoryLostInsideTheTailWindowAreCounted) {
 }
 
 }  // namespace
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -1,7 +1,7 @@
 // SPEC 5: ANSI escapes stripped; a `\r` keeps only what follows the last one; TAB stays;
 // other control characters in caret form; invalid UTF-8 bytes as <xx>; lines cut at 500
 // code points with `…`.
-#include "session/text_clean.h"
+#include "results/text_clean.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -179,4 +179,4 @@ TEST(TextClean, AnyInputGivesValidUtf8WithoutControlsAndBoundedLength) {
 }
 
 }  // namespace
-}  // namespace toolhost::session
+}  // namespace toolhost::results

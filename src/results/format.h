@@ -7,7 +7,7 @@
 #include "jobs/job_json.h"
 #include "jobs/types.h"
 
-namespace toolhost::session {
+namespace toolhost::results {
 
 std::string format_duration(double seconds);      // "1.24s" (result blocks, ✓ diagnostics)
 std::string format_elapsed(double seconds);       // "3s", "2m05s" (running diagnostics)
@@ -20,4 +20,4 @@ std::string finished_message(const jobs::JobInfo& job);
 // "⟳ {tool} (running 3s)"
 std::string running_message(const std::string& tool, double elapsed_s);
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

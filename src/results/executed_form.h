@@ -8,7 +8,7 @@
 #include "core/status.h"
 #include "parse/types.h"
 
-namespace toolhost::session {
+namespace toolhost::results {
 
 // Fenced dialects (CodeCompanion XML, JSON), already executed blocks and blocks that share their
 // first line (`ASSISTANT: **Read:** …`, two headers side by side) stay as they are: their
@@ -20,4 +20,4 @@ std::vector<std::string> executed_form(const parse::ToolCall& call,
                                        const std::vector<std::string>& block_lines,
                                        core::Status status);
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

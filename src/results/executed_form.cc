@@ -1,4 +1,4 @@
-#include "session/executed_form.h"
+#include "results/executed_form.h"
 
 #include <algorithm>
 #include <optional>
@@ -6,7 +6,7 @@
 #include "core/tool_table.h"
 #include "parse/text.h"
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 bool is_purpose(std::string_view line) {
@@ -97,4 +97,4 @@ std::vector<std::string> executed_form(const parse::ToolCall& call,
   return out;
 }
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace toolhost::session {
+namespace toolhost::results {
 
 constexpr size_t kMaxLineCodePoints = 500;
 
@@ -17,4 +17,4 @@ std::string clean_line(std::string_view raw);
 // cleans every line.
 std::vector<std::string> clean_lines(std::string_view text);
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -1,9 +1,9 @@
-#include "session/format.h"
+#include "results/format.h"
 
 #include <cstdio>
 #include <cstring>
 
-namespace toolhost::session {
+namespace toolhost::results {
 
 std::string format_duration(double seconds) {
   char text[32];
@@ -46,4 +46,4 @@ std::string running_message(const std::string& tool, double elapsed_s) {
   return "⟳ " + tool + " (running " + format_elapsed(elapsed_s) + ")";
 }
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -1,8 +1,8 @@
-#include "session/text_clean.h"
+#include "results/text_clean.h"
 
 #include <cstdio>
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 bool is_st(std::string_view text, size_t j) {  // String Terminator: ESC '\' or BEL
@@ -133,4 +133,4 @@ std::vector<std::string> clean_lines(std::string_view text) {
   return lines;
 }
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -1,11 +1,11 @@
-#include "session/result_block.h"
+#include "results/result_block.h"
 
 #include <algorithm>
 
-#include "session/format.h"
-#include "session/text_clean.h"
+#include "results/format.h"
+#include "results/text_clean.h"
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 constexpr size_t kStderrKeep = 50;
@@ -159,4 +159,4 @@ std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std:
   return lines;
 }
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -10,7 +10,7 @@
 #include "core/config.h"
 #include "jobs/types.h"
 
-namespace toolhost::session {
+namespace toolhost::results {
 
 struct ResultOptions {
   size_t max_lines = core::defaults::kMaxLines;  // both streams together
@@ -35,4 +35,4 @@ std::vector<std::string> job_body(const jobs::JobInfo& job, const ResultOptions&
 std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std::string> body,
                                       const ResultOptions& options);
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

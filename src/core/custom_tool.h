@@ -1,0 +1,46 @@
+#pragma once
+// A tool the user declares in setup({ tools = { name = spec } }) (SPEC 7). Lua sends it as
+// JSON: a Lua function (`fn`, an `auto_accept` function) arrives as the marker `true` /
+// `"function"`, and Lua keeps the function itself.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace toolhost::core {
+
+struct CustomParam {
+  std::string name;
+  bool required = false;
+  std::string description;
+};
+
+struct CustomTool {
+  // How auto-run decides: never, always, or by a Lua function of the params (1 s limit).
+  enum class AutoAccept { No, Yes, Function };
+
+  std::string name;
+  std::string description;
+  // argv templates: `${param}` expands inside one element. `cmds` run one after another and
+  // stop at the first failure; `cmd` is one of them.
+  std::vector<std::vector<std::string>> cmds;
+  bool shell = false;  // `cmd` is joined and run by the shell (the user asked for it)
+  bool fn = false;     // a Lua function in Neovim runs the tool
+  std::vector<CustomParam> params;
+  AutoAccept auto_accept = AutoAccept::No;
+  std::optional<uint64_t> timeout_ms;
+  std::string cwd;  // relative to the root, confined
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+// The tools of `tools` (an object, name -> spec); an error names the tool and the key
+// (`tools.lint.cmd: expected a list of strings`).
+Result<std::vector<CustomTool>> custom_tools_from_json(const nlohmann::json& tools);
+nlohmann::json custom_tool_to_json(const CustomTool& tool);
+
+}  // namespace toolhost::core

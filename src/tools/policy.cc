@@ -1,0 +1,56 @@
+#include "tools/policy.h"
+
+#include <algorithm>
+
+#include "tools/shell_policy.h"
+
+namespace toolhost::tools {
+namespace {
+
+using Verdict = Approval::Verdict;
+
+constexpr const char* kReadOnly[] = {"read_file", "list_directory", "search_files"};
+constexpr const char* kEdits[] = {"create_or_replace_file", "replace_in_file", "edit_buffer"};
+constexpr const char* kFileMoves[] = {"delete_file", "move_file", "copy_file"};
+
+template <size_t N>
+bool one_of(const std::string& name, const char* const (&names)[N]) {
+  return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
+
+}  // namespace
+
+Approval auto_accept(const core::ToolCall& call, const core::Config& config,
+                     const std::string& root) {
+  const std::string& tool = call.tool;
+  if (one_of(tool, kReadOnly)) return {Verdict::Yes, tool + " only reads"};
+  if (one_of(tool, kEdits)) {
+    if (config.auto_accept_edits) return {Verdict::Yes, "auto_accept_edits allows edits"};
+    return {Verdict::No, tool + " edits files (auto_accept_edits is off)"};
+  }
+  if (one_of(tool, kFileMoves)) return {Verdict::No, tool + " always needs approval"};
+  if (tool == "run_terminal_command") {
+    auto command = call.params.find("command");
+    if (command == call.params.end() || !command->is_string()) {
+      return {Verdict::No, "the command is not a string"};
+    }
+    static const std::vector<core::AllowEntry> defaults = default_allow_list();
+    const auto& allow = config.allow_commands ? *config.allow_commands : defaults;
+    ShellDecision decision = shell_decision(command->get<std::string>(), allow, root);
+    return {decision.auto_run ? Verdict::Yes : Verdict::No, decision.reason};
+  }
+  for (const auto& custom : config.tools) {
+    if (custom.name != tool) continue;
+    switch (custom.auto_accept) {
+      case core::CustomTool::AutoAccept::Yes:
+        return {Verdict::Yes, "tools." + tool + ".auto_accept is true"};
+      case core::CustomTool::AutoAccept::Function:
+        return {Verdict::AskLua, "tools." + tool + ".auto_accept decides"};
+      case core::CustomTool::AutoAccept::No:
+        return {Verdict::No, tool + " is a custom tool without auto_accept"};
+    }
+  }
+  return {Verdict::No, "unknown tool `" + tool + "`"};
+}
+
+}  // namespace toolhost::tools
