@@ -115,7 +115,9 @@ local function host_part(entries, value, all)
   for _, entry in ipairs(entries) do
     if all or entry.host then
       local v = value[entry.name]
-      if entry.fields and type(v) == "table" then
+      if entry.to_host then
+        v = entry.to_host(v)
+      elseif entry.fields and type(v) == "table" then
         v = host_part(entry.fields, v, true)
       end
       out[entry.name] = v

@@ -71,9 +71,54 @@ local T = {
 }
 local key = either(T.string, T.no)
 
+-- What the host gets of `allow`: entries as { words, deny } (a Lua table that mixes a list part
+-- and `deny` has no msgpack form); nil when the built-in list applies.
+local function allow_for_host(allow)
+  if type(allow) ~= "table" or allow.commands == nil then
+    return nil
+  end
+  local commands = {}
+  for _, entry in ipairs(allow.commands) do
+    if type(entry) == "string" then
+      commands[#commands + 1] = entry
+    else
+      commands[#commands + 1] = { words = entry[1], deny = entry.deny or {} }
+    end
+  end
+  return { commands = commands }
+end
+
+-- What the host gets of `tools`: the specs as data. A Lua function stays in Lua and is sent as
+-- a marker (`fn = true`, `auto_accept = "function"`); lua/toolhost/tools.lua calls it.
+local function tools_for_host(tools)
+  if type(tools) ~= "table" or next(tools) == nil then
+    return nil
+  end
+  local out = {}
+  for name, spec in pairs(tools) do
+    if type(spec) ~= "table" then
+      out[name] = spec -- the host names the problem
+    else
+      local copy = {}
+      for key, value in pairs(spec) do
+        copy[key] = value
+      end
+      if type(spec.fn) == "function" then
+        copy.fn = true
+      end
+      if type(spec.auto_accept) == "function" then
+        copy.auto_accept = "function"
+      end
+      out[name] = copy
+    end
+  end
+  return out
+end
+
 -- Each entry: name, type (a kind) or fields (a nested table: its own entries), default,
 -- description (one line), `optional` (nil is allowed and the default), `host` (the host reads
--- it: M.for_host() sends it; for a nested table, all of its fields), `planned` (accepted and
+-- it: M.for_host() sends it, through `to_host` when the entry has one; for a nested table, all
+-- of its fields), `planned` (accepted and
 -- documented, not used yet).
 local entries = {
   {
@@ -175,6 +220,8 @@ local entries = {
   {
     name = "allow",
     planned = true,
+    host = true,
+    to_host = allow_for_host,
     description = "What auto-run may run without asking.",
     fields = {
       {
@@ -190,13 +237,15 @@ local entries = {
     type = T.boolean,
     default = false,
     planned = true,
+    host = true,
     description = "Auto-run the tools that edit files too.",
   },
   {
     name = "tools",
     type = T.table,
     default = {},
-    planned = true,
+    host = true,
+    to_host = tools_for_host,
     description = "Custom tools: name = { cmd | cmds | fn, params, auto_accept, timeout_ms, cwd, env, description }.",
   },
   {

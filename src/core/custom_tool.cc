@@ -93,7 +93,7 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
   }
   if (has("env")) {
     const auto& env = spec["env"];
-    if (!env.is_object()) return bad("env", "a table of strings");
+    if (!env.is_object() && !(env.is_array() && env.empty())) return bad("env", "a table of strings");
     for (const auto& [key, value] : env.items()) {
       if (!value.is_string() || key.empty() || key.find('=') != std::string::npos) {
         return bad("env", "a table of strings");
@@ -114,6 +114,7 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
   }
   if (has("params")) {
     const auto& params = spec["params"];
+    if (params.is_array() && params.empty()) return tool;  // Lua's {}
     if (!params.is_object()) return bad("params", "a table of name = { required, description }");
     for (const auto& [key, value] : params.items()) {
       CustomParam param{key, false, ""};

@@ -22,12 +22,19 @@ struct FileTool {
   const char* second_path;  // move_file and copy_file also confine new_path
 };
 
+// What create_or_replace_file writes: a fence's text has no final newline (SPEC 3), and a text
+// file ends with one, as Vim writes it ('fixendofline').
+std::string text_file(std::string content) {
+  if (!content.empty() && content.back() != '\n') content.push_back('\n');
+  return content;
+}
+
 core::Result<std::string> write_operation(const std::string& root, const nlohmann::json& params) {
   auto path = string_param(params, "path");
   if (!path) return core::error(path.error());
   auto content = string_param(params, "content");
   if (!content) return core::error(content.error());
-  return write_file(root, *path, *content);
+  return write_file(root, *path, text_file(*content));
 }
 
 constexpr FileTool kFileTools[] = {
@@ -75,7 +82,7 @@ BufferEdit buffer_edit(const core::ToolCall& call, const std::string& root,
   edit.on_disk = std::move(on_disk);
   const nlohmann::json params = call.params;
   if (call.tool == "create_or_replace_file") {
-    std::string content = params.value("content", "");
+    std::string content = text_file(params.value("content", ""));
     edit.edit = [content](const std::string&) -> core::Result<std::string> { return content; };
     edit.summary = [path](const std::string& text) { return wrote_summary(path, text); };
   } else {
