@@ -85,5 +85,37 @@ TEST(Config, PrintedDefaultsUseSetupsNamesAndLeaveTheShellOut) {
   EXPECT_EQ(round_trip, printed);
 }
 
+TEST(Config, ReadsTheAllowListAndAutoAcceptEdits) {
+  auto config = config_from_json(
+      json{{"auto_accept_edits", true},
+           {"allow",
+            {{"commands",
+              {"ls", {{"words", "git  log"}, {"deny", {"--output"}}}}}}}});
+  ASSERT_TRUE(config) << config.error();
+  EXPECT_TRUE(config->auto_accept_edits);
+  ASSERT_TRUE(config->allow_commands);
+  ASSERT_EQ(config->allow_commands->size(), 2u);
+  EXPECT_EQ((*config->allow_commands)[0].words, std::vector<std::string>{"ls"});
+  EXPECT_EQ((*config->allow_commands)[1].words, (std::vector<std::string>{"git", "log"}));
+  EXPECT_EQ((*config->allow_commands)[1].deny, std::vector<std::string>{"--output"});
+  // Printed back in the same form (toolhost --print-config, the CLI's --config).
+  auto again = config_from_json(config_to_json(*config));
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ((*again->allow_commands)[1].deny, std::vector<std::string>{"--output"});
+  // Without a list, the built-in one applies.
+  EXPECT_FALSE(config_from_json(json::object())->allow_commands);
+}
+
+TEST(Config, BadAllowEntriesAndAutoAcceptEditsAreNamed) {
+  EXPECT_EQ(config_from_json(json{{"auto_accept_edits", "yes"}}).error(),
+            "auto_accept_edits: expected a boolean");
+  EXPECT_EQ(config_from_json(json{{"allow", {{"commands", "ls"}}}}).error(),
+            "allow.commands: expected a list");
+  EXPECT_EQ(config_from_json(json{{"allow", {{"commands", {5}}}}}).error().rfind(
+                "allow.commands: expected \"cmd words\"", 0),
+            0u);
+  EXPECT_FALSE(config_from_json(json{{"allow", {{"commands", {""}}}}}));
+}
+
 }  // namespace
 }  // namespace toolhost::core
