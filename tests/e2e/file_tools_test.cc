@@ -62,7 +62,8 @@ TEST(FileTools, EachFileToolRunsOnDiskFromTheChat) {
                            R"([{"tool": "copy_file", "parameters": {"path": "new/a.txt", "new_path": "copy.txt"}},)",
                            R"( {"tool": "move_file", "parameters": {"path": "copy.txt", "new_path": "moved.txt"}},)",
                            R"( {"tool": "delete_file", "parameters": {"path": "old.txt"}},)",
-                           R"( {"tool": "list_directory", "parameters": {"path": "."}}])",
+                           R"( {"tool": "list_directory", "parameters": {"path": "."}},)",
+                           R"( {"tool": "search_files", "parameters": {"pattern": "^tw", "glob": "*.txt"}}])",
                            "```", "USER: "});
 
   json wrote = run_block(nvim, buf, "**Write:** `new/a.txt`");
@@ -75,7 +76,8 @@ TEST(FileTools, EachFileToolRunsOnDiskFromTheChat) {
   ASSERT_EQ(replaced["status"], "succeeded") << replaced.dump() << result_text(nvim, buf);
   EXPECT_EQ(slurp(root / "b.txt"), "alpha\ngamma\n");
 
-  for (const char* tool : {"copy_file", "move_file", "delete_file", "list_directory"}) {
+  for (const char* tool :
+       {"copy_file", "move_file", "delete_file", "list_directory", "search_files"}) {
     json done = run_block(nvim, buf, "```json");
     ASSERT_EQ(done["status"], "succeeded") << tool << " " << result_text(nvim, buf);
     EXPECT_EQ(done["tool"], tool);
@@ -87,6 +89,7 @@ TEST(FileTools, EachFileToolRunsOnDiskFromTheChat) {
   EXPECT_NE(text.find("\nMoved copy.txt to moved.txt\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nDeleted old.txt\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nmoved.txt\nnew/\n"), std::string::npos) << text;  // the listing
+  EXPECT_NE(text.find("moved.txt:2:two\n"), std::string::npos) << text;     // the search
 }
 
 TEST(FileTools, RefusedPathIsAFailedResultNamingTheRule) {
