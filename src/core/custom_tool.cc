@@ -6,8 +6,8 @@
 namespace toolhost::core {
 namespace {
 
-constexpr const char* kKeys[] = {"cmd",     "cmds", "shell",   "fn",  "params",     "auto_accept",
-                                 "timeout_ms", "cwd", "env", "description"};
+constexpr const char* kKeys[] = {"cmd",         "cmds",       "shell", "fn",  "params",
+                                 "auto_accept", "timeout_ms", "cwd",   "env", "description"};
 
 bool is_strings(const nlohmann::json& value) {
   return value.is_array() && !value.empty() &&
@@ -16,8 +16,8 @@ bool is_strings(const nlohmann::json& value) {
 
 bool valid_name(const std::string& name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
   });
 }
 
@@ -93,7 +93,8 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
   }
   if (has("env")) {
     const auto& env = spec["env"];
-    if (!env.is_object() && !(env.is_array() && env.empty())) return bad("env", "a table of strings");
+    if (!env.is_object() && !(env.is_array() && env.empty()))
+      return bad("env", "a table of strings");
     for (const auto& [key, value] : env.items()) {
       if (!value.is_string() || key.empty() || key.find('=') != std::string::npos) {
         return bad("env", "a table of strings");
@@ -104,8 +105,8 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
   if (has("auto_accept")) {
     const auto& accept = spec["auto_accept"];
     if (accept.is_boolean()) {
-      tool.auto_accept = accept.get<bool>() ? CustomTool::AutoAccept::Yes
-                                            : CustomTool::AutoAccept::No;
+      tool.auto_accept =
+          accept.get<bool>() ? CustomTool::AutoAccept::Yes : CustomTool::AutoAccept::No;
     } else if (accept == "function") {
       tool.auto_accept = CustomTool::AutoAccept::Function;
     } else {

@@ -67,12 +67,9 @@ void edit_buffer_text(Editor& editor, const BufferEdit& edit, const nlohmann::js
   LineChange change = changed_lines(*before, text_lines(*text));
   const bool save = !buffer.value("modified", false);
   std::string summary = edit.summary(*text);
-  nlohmann::json args = {{"buf", buffer.value("buf", 0)},
-                         {"tick", buffer.value("tick", 0)},
-                         {"first", change.first},
-                         {"last", change.last},
-                         {"lines", change.lines},
-                         {"save", save}};
+  nlohmann::json args = {{"buf", buffer.value("buf", 0)}, {"tick", buffer.value("tick", 0)},
+                         {"first", change.first},         {"last", change.last},
+                         {"lines", change.lines},         {"save", save}};
   editor.call("set_text", std::move(args),
               [done, save, summary](core::Result<nlohmann::json> reply) {
                 if (!reply) return done(jobs::TaskOutcome{1, "", reply.error()});

@@ -56,12 +56,11 @@ const FileTool* file_tool(const std::string& name) {
 
 core::Result<std::string> confined_param(const core::ToolCall& call, const RunContext& context,
                                          const char* name, bool required) {
-  auto path = string_param(call.params, name, required ? std::nullopt
-                                                       : std::optional<std::string>(""));
+  auto path =
+      string_param(call.params, name, required ? std::nullopt : std::optional<std::string>(""));
   if (!path) return core::error(path.error());
-  if (!path->empty() && !resolves_inside(context.root, *path)) {
-    return core::error("`" + *path + "` is outside the project root");
-  }
+  if (path->empty()) return path;
+  if (auto refused = confinement_error(context.root, *path)) return core::error(*refused);
   return path;
 }
 
@@ -72,12 +71,12 @@ jobs::TaskOutcome outcome(core::Result<std::string> text) {
 
 // create_or_replace_file and replace_in_file in Neovim: the buffer that has the file loaded
 // takes the edit (BufferEdit), the disk otherwise.
-BufferEdit buffer_edit(const core::ToolCall& call, const std::string& root,
-                       const std::string& path, jobs::TaskFunction on_disk) {
+BufferEdit buffer_edit(const core::ToolCall& call, const std::string& root, const std::string& path,
+                       jobs::TaskFunction on_disk) {
   BufferEdit edit;
-  edit.path = fs::weakly_canonical(fs::path(path).is_absolute() ? fs::path(path)
-                                                                : fs::path(root) / path)
-                  .string();
+  edit.path =
+      fs::weakly_canonical(fs::path(path).is_absolute() ? fs::path(path) : fs::path(root) / path)
+          .string();
   edit.shown = path;
   edit.on_disk = std::move(on_disk);
   const nlohmann::json params = call.params;

@@ -25,9 +25,7 @@ constexpr size_t kDefaultMaxEntries = 1000;
 
 // The confined absolute path of a path parameter.
 core::Result<fs::path> confined(const std::string& root, const std::string& path) {
-  if (!resolves_inside(root, path)) {
-    return core::error("`" + path + "` is outside the project root");
-  }
+  if (auto refused = confinement_error(root, path)) return core::error(*refused);
   fs::path given(path);
   return given.is_absolute() ? given : fs::path(root) / given;
 }

@@ -44,8 +44,8 @@ core::Result<jobs::JobSpec> terminal_job(const core::ToolCall& call, const RunCo
   if (call.params.contains("cwd")) {
     auto cwd = string_param(call.params, "cwd", std::string());
     if (!cwd) return core::error(cwd.error());
-    if (!resolves_inside(context.root, *cwd)) {
-      return core::error("cwd `" + *cwd + "` is outside the project root");
+    if (auto refused = confinement_error(context.root, *cwd)) {
+      return core::error("cwd " + *refused);
     }
     spec.cwd = fs::weakly_canonical(fs::path(context.root) / *cwd).string();
   }

@@ -17,10 +17,10 @@ namespace toolhost::tools {
 // Where a call runs.
 struct RunContext {
   const core::Config& config;
-  std::string root;            // the project root: every path is confined to it
-  Editor* editor = nullptr;    // Neovim, for a call from a chat buffer; null in the CLI
-  uv_loop_t* loop = nullptr;   // with an editor: where disk work falls back to the threadpool
-  int64_t chat_buf = 0;        // the chat buffer the call is in (edit_buffer may edit it)
+  std::string root;           // the project root: every path is confined to it
+  Editor* editor = nullptr;   // Neovim, for a call from a chat buffer; null in the CLI
+  uv_loop_t* loop = nullptr;  // with an editor: where disk work falls back to the threadpool
+  int64_t chat_buf = 0;       // the chat buffer the call is in (edit_buffer may edit it)
 };
 
 // The job that runs `call`, or the refusal's reason: an unknown tool, a parameter of the wrong

@@ -1,11 +1,11 @@
 // The file tools through :ToolRun in a real Neovim: each one on disk, edits of a loaded file
 // through its buffer (one undo step, saved only if it was unmodified), edit_buffer, and a
 // custom Lua tool that reports back later.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "e2e/nvim_harness.h"
 
@@ -53,18 +53,37 @@ TEST(FileTools, EachFileToolRunsOnDiskFromTheChat) {
   NvimHarness nvim;
   nvim.forward_user_event("ToolhostJobFinished");
   const fs::path root = nvim.temp_dir();
-  nvim.lua(R"(vim.fn.writefile({ "stale" }, "old.txt") vim.fn.writefile({ "alpha", "beta" }, "b.txt"))");
-  int64_t buf = open_chat(nvim, "files.chat.md",
-                          {"USER: tidy up", "ASSISTANT: Here.", "", "**Write:** `new/a.txt`",
-                           "```text", "one", "two", "```", "",
-                           "**Replace:** `b.txt`", "**Search:**", "```", "beta", "```",
-                           "**Replace:**", "```", "gamma", "```", "", "```json",
-                           R"([{"tool": "copy_file", "parameters": {"path": "new/a.txt", "new_path": "copy.txt"}},)",
-                           R"( {"tool": "move_file", "parameters": {"path": "copy.txt", "new_path": "moved.txt"}},)",
-                           R"( {"tool": "delete_file", "parameters": {"path": "old.txt"}},)",
-                           R"( {"tool": "list_directory", "parameters": {"path": "."}},)",
-                           R"( {"tool": "search_files", "parameters": {"pattern": "^tw", "glob": "*.txt"}}])",
-                           "```", "USER: "});
+  nvim.lua(
+      R"(vim.fn.writefile({ "stale" }, "old.txt") vim.fn.writefile({ "alpha", "beta" }, "b.txt"))");
+  int64_t buf = open_chat(
+      nvim, "files.chat.md",
+      {"USER: tidy up",
+       "ASSISTANT: Here.",
+       "",
+       "**Write:** `new/a.txt`",
+       "```text",
+       "one",
+       "two",
+       "```",
+       "",
+       "**Replace:** `b.txt`",
+       "**Search:**",
+       "```",
+       "beta",
+       "```",
+       "**Replace:**",
+       "```",
+       "gamma",
+       "```",
+       "",
+       "```json",
+       R"([{"tool": "copy_file", "parameters": {"path": "new/a.txt", "new_path": "copy.txt"}},)",
+       R"( {"tool": "move_file", "parameters": {"path": "copy.txt", "new_path": "moved.txt"}},)",
+       R"( {"tool": "delete_file", "parameters": {"path": "old.txt"}},)",
+       R"( {"tool": "list_directory", "parameters": {"path": "."}},)",
+       R"( {"tool": "search_files", "parameters": {"pattern": "^tw", "glob": "*.txt"}}])",
+       "```",
+       "USER: "});
 
   json wrote = run_block(nvim, buf, "**Write:** `new/a.txt`");
   ASSERT_EQ(wrote["status"], "succeeded") << wrote.dump() << result_text(nvim, buf);
@@ -89,7 +108,7 @@ TEST(FileTools, EachFileToolRunsOnDiskFromTheChat) {
   EXPECT_NE(text.find("\nMoved copy.txt to moved.txt\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nDeleted old.txt\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nmoved.txt\nnew/\n"), std::string::npos) << text;  // the listing
-  EXPECT_NE(text.find("moved.txt:2:two\n"), std::string::npos) << text;     // the search
+  EXPECT_NE(text.find("moved.txt:2:two\n"), std::string::npos) << text;    // the search
 }
 
 TEST(FileTools, RefusedPathIsAFailedResultNamingTheRule) {
@@ -106,9 +125,10 @@ TEST(FileTools, RefusedPathIsAFailedResultNamingTheRule) {
       << result_text(nvim, buf);
 }
 
-const Lines kReplaceBeta = {"USER: x", "ASSISTANT: y", "", "**Replace:** `b.txt`",
-                            "**Search:**", "```", "beta", "```", "**Replace:**", "```",
-                            "gamma", "```", "USER: "};
+const Lines kReplaceBeta = {"USER: x",      "ASSISTANT: y", "",      "**Replace:** `b.txt`",
+                            "**Search:**",  "```",          "beta",  "```",
+                            "**Replace:**", "```",          "gamma", "```",
+                            "USER: "};
 
 // An unmodified loaded buffer takes the edit as one undo step and is written.
 TEST(FileTools, EditOfALoadedFileGoesToItsBufferAndIsSaved) {
@@ -177,8 +197,9 @@ TEST(FileTools, EditBufferChangesALoadedBufferInsideTheRootOnly) {
   json refused = run_block(nvim, chat, "```json ");
   EXPECT_EQ(refused["status"], "failed");
   EXPECT_EQ(nvim.lines(stranger), Lines{""});
-  EXPECT_NE(result_text(nvim, chat).find(" is not a loaded buffer whose file is inside the "
-                                         "project root"),
+  EXPECT_NE(result_text(nvim, chat)
+                .find(" is not a loaded buffer whose file is inside the "
+                      "project root"),
             std::string::npos)
       << result_text(nvim, chat);
 }
@@ -204,11 +225,11 @@ TEST(FileTools, CustomLuaToolReportsBackAndTimesOut) {
   int64_t chat = open_chat(nvim, "lua.chat.md",
                            {"USER: x", "ASSISTANT: y", "", "```json",
                             R"({"tool": "shout", "parameters": {"text": "hello"}})", "```", "",
-                            "```json ", R"({"tool": "mute", "parameters": {}})", "```",
-                            "USER: "});
+                            "```json ", R"({"tool": "mute", "parameters": {}})", "```", "USER: "});
   json shout = run_block(nvim, chat, "```json");
   ASSERT_EQ(shout["status"], "succeeded") << result_text(nvim, chat);
-  EXPECT_NE(result_text(nvim, chat).find("\nHELLO\n"), std::string::npos) << result_text(nvim, chat);
+  EXPECT_NE(result_text(nvim, chat).find("\nHELLO\n"), std::string::npos)
+      << result_text(nvim, chat);
   json mute = run_block(nvim, chat, "```json ");
   EXPECT_EQ(mute["status"], "timed_out") << result_text(nvim, chat);
 }

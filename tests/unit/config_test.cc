@@ -88,9 +88,7 @@ TEST(Config, PrintedDefaultsUseSetupsNamesAndLeaveTheShellOut) {
 TEST(Config, ReadsTheAllowListAndAutoAcceptEdits) {
   auto config = config_from_json(
       json{{"auto_accept_edits", true},
-           {"allow",
-            {{"commands",
-              {"ls", {{"words", "git  log"}, {"deny", {"--output"}}}}}}}});
+           {"allow", {{"commands", {"ls", {{"words", "git  log"}, {"deny", {"--output"}}}}}}}});
   ASSERT_TRUE(config) << config.error();
   EXPECT_TRUE(config->auto_accept_edits);
   ASSERT_TRUE(config->allow_commands);
@@ -111,8 +109,9 @@ TEST(Config, BadAllowEntriesAndAutoAcceptEditsAreNamed) {
             "auto_accept_edits: expected a boolean");
   EXPECT_EQ(config_from_json(json{{"allow", {{"commands", "ls"}}}}).error(),
             "allow.commands: expected a list");
-  EXPECT_EQ(config_from_json(json{{"allow", {{"commands", {5}}}}}).error().rfind(
-                "allow.commands: expected \"cmd words\"", 0),
+  EXPECT_EQ(config_from_json(json{{"allow", {{"commands", {5}}}}})
+                .error()
+                .rfind("allow.commands: expected \"cmd words\"", 0),
             0u);
   EXPECT_FALSE(config_from_json(json{{"allow", {{"commands", {""}}}}}));
 }

@@ -74,6 +74,11 @@ TEST_F(Confine, EscapesAreRefused) {
       "to_outside/../x",  // `..` climbs from the link's target: the root's parent
       "to_slash/../etc",
       "new/../to_outside/x",
+      "~",  // the model means the home directory
+      "~/x",
+      "--opt=../x",  // a program would take it for an option
+      "-rf",
+      std::string(4000, 'a'),  // longer than a file's name
   };
   ASSERT_GE(escapes.size(), 30u);
   for (const auto& path : escapes) {
@@ -103,13 +108,33 @@ TEST_F(Confine, TheSameNamesInsideTheRootPass) {
       "new/../sub/x",
       "..x",  // a name, not a parent
       "x..y/z",
-      "~",           // a literal directory named ~: the shell's ~ is the policy's business
-      "--opt=../x",  // a file named so: the policy looks at option values, not this check
-      std::string(4000, 'a'),  // a long name (refused by the system later, not an escape)
+      "a~",
+      "x/~",
+      "x/--opt",
+      std::string(255, 'a'),  // the longest name a file may have
   };
   for (const auto& path : inside) {
     EXPECT_TRUE(resolves_inside(root_, path)) << path;
   }
+}
+
+TEST_F(Confine, EachRefusalNamesItsRule) {
+  auto why = [&](const std::string& path) { return confinement_error(root_, path).value_or(""); };
+  EXPECT_EQ(why("../x"), "`../x` is outside the project root");
+  EXPECT_EQ(why("/etc/passwd"), "`/etc/passwd` is outside the project root");
+  EXPECT_EQ(why("to_outside/x"), "`to_outside/x` leads out of the project root through a symlink");
+  EXPECT_EQ(why("dangling_out"),
+            "`dangling_out` goes through a symlink to a path that does not exist; writing "
+            "through it could create a file outside the project root");
+  EXPECT_EQ(why("~/x"), "`~/x` names the home directory, outside the project root");
+  EXPECT_EQ(why("--opt=../x"),
+            "`--opt=../x` starts with `-`, so a program would read it as an option");
+  EXPECT_EQ(why(std::string("a\0b", 3)), "`a\\0b` holds a NUL byte");
+  EXPECT_EQ(why(std::string(300, 'a')).substr(85), " has a name longer than a file's");
+  std::string deep;
+  while (deep.size() < 5000) deep += "a/";
+  EXPECT_EQ(why(deep).substr(85), " is longer than a path may be");
+  EXPECT_EQ(why("sub/x"), "");
 }
 
 TEST_F(Confine, RootMustExist) {

@@ -50,7 +50,9 @@ TEST_F(JobsAsync, DoneInsideSubmitFinishesFromTheLoop) {
     seen = job;
     done = true;
   };
-  engine.submit(async_spec([](TaskDone d) { d(TaskOutcome{1, "", "no such buffer"}); }),
+  engine.submit(async_spec([](TaskDone d) {
+                  d(TaskOutcome{1, "", "no such buffer"});
+                }),
                 std::move(events));
   EXPECT_FALSE(done);  // never inside submit()
   ASSERT_TRUE(run_until(&loop_, [&] { return done; }));
@@ -89,7 +91,10 @@ TEST_F(JobsAsync, ThreadpoolWorkReportsOnTheLoop) {
   TaskOutcome got;
   bool done = false;
   run_on_threadpool(
-      &loop_, [] { return TaskOutcome{0, "disk", ""}; },
+      &loop_,
+      [] {
+        return TaskOutcome{0, "disk", ""};
+      },
       [&](TaskOutcome outcome) {
         got = std::move(outcome);
         done = true;

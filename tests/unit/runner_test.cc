@@ -43,10 +43,12 @@ TEST_F(Runner, TerminalCommandRunsInTheShellInTheRoot) {
 }
 
 TEST_F(Runner, CwdInsideTheRootIsUsedAndOutsideIsRefused) {
-  auto inside = job_for(terminal({{"command", "ls"}, {"cwd", "sub"}}), RunContext{config_, dir_.path()});
+  auto inside =
+      job_for(terminal({{"command", "ls"}, {"cwd", "sub"}}), RunContext{config_, dir_.path()});
   ASSERT_TRUE(inside) << inside.error();
   EXPECT_EQ(inside->cwd, fs::weakly_canonical(dir_ / "sub").string());
-  auto outside = job_for(terminal({{"command", "ls"}, {"cwd", "../"}}), RunContext{config_, dir_.path()});
+  auto outside =
+      job_for(terminal({{"command", "ls"}, {"cwd", "../"}}), RunContext{config_, dir_.path()});
   ASSERT_FALSE(outside);
   EXPECT_EQ(outside.error(), "cwd `../` is outside the project root");
 }
@@ -55,10 +57,12 @@ TEST_F(Runner, ParametersOfTheWrongTypeAreRefusedByName) {
   auto number = job_for(terminal({{"command", 5}}), RunContext{config_, dir_.path()});
   ASSERT_FALSE(number);
   EXPECT_EQ(number.error(), "parameter `command` must be a string, not a number");
-  auto list = job_for(terminal({{"command", json::array({"ls"})}}), RunContext{config_, dir_.path()});
+  auto list =
+      job_for(terminal({{"command", json::array({"ls"})}}), RunContext{config_, dir_.path()});
   ASSERT_FALSE(list);
   EXPECT_EQ(list.error(), "parameter `command` must be a string, not a list");
-  auto cwd = job_for(terminal({{"command", "ls"}, {"cwd", true}}), RunContext{config_, dir_.path()});
+  auto cwd =
+      job_for(terminal({{"command", "ls"}, {"cwd", true}}), RunContext{config_, dir_.path()});
   ASSERT_FALSE(cwd);
   EXPECT_EQ(cwd.error(), "parameter `cwd` must be a string, not a boolean");
 }
@@ -158,7 +162,8 @@ TEST_F(Runner, SearchFilesUsesRgWhenPresentElseGrep) {
 TEST_F(Runner, ModelTimeoutIsClamped) {
   config_.max_timeout_ms = 1000;
   auto job = [&](json timeout) {
-    return job_for(terminal({{"command", "ls"}, {"timeout_ms", timeout}}), RunContext{config_, dir_.path()})
+    return job_for(terminal({{"command", "ls"}, {"timeout_ms", timeout}}),
+                   RunContext{config_, dir_.path()})
         ->timeout_ms;
   };
   EXPECT_EQ(job(500), 500u);
