@@ -18,46 +18,43 @@ JobSpec async_spec(AsyncFunction function, uint64_t timeout_ms = 0) {
   return spec;
 }
 
-TEST_F(JobsAsync, DoneLaterSucceedsWithItsOutput) {
-  Engine& engine = make();
-  TaskDone later;
-  JobInfo info = [&] {
-    JobInfo seen;
-    bool done = false;
+// A job's `finished`, watched without running the loop (the tests decide when).
+struct Finished {
+  JobInfo seen;
+  bool done = false;
+  JobEvents events() {
     JobEvents events;
-    events.finished = [&](const JobInfo& job) {
+    events.finished = [this](const JobInfo& job) {
       seen = job;
       done = true;
     };
-    engine.submit(async_spec([&](TaskDone d) { later = std::move(d); }), std::move(events));
-    EXPECT_TRUE(later);  // started at once: a slot was free
-    EXPECT_FALSE(done);
-    later(TaskOutcome{0, "HELLO\n", ""});
-    EXPECT_TRUE(run_until(&loop_, [&] { return done; }));
-    return seen;
-  }();
-  EXPECT_EQ(info.status, Status::Succeeded);
-  EXPECT_EQ(info.out.text(), "HELLO\n");
-  EXPECT_FALSE(info.exit_code);
+    return events;
+  }
+};
+
+TEST_F(JobsAsync, DoneLaterSucceedsWithItsOutput) {
+  Engine& engine = make();
+  TaskDone later;
+  Finished finished;
+  engine.submit(async_spec([&](TaskDone d) { later = std::move(d); }), finished.events());
+  ASSERT_TRUE(later);  // started at once: a slot was free
+  EXPECT_FALSE(finished.done);
+  later(TaskOutcome{0, "HELLO\n", ""});
+  ASSERT_TRUE(run_until(&loop_, [&] { return finished.done; }));
+  EXPECT_EQ(finished.seen.status, Status::Succeeded);
+  EXPECT_EQ(finished.seen.out.text(), "HELLO\n");
+  EXPECT_FALSE(finished.seen.exit_code);
 }
 
 TEST_F(JobsAsync, DoneInsideSubmitFinishesFromTheLoop) {
   Engine& engine = make();
-  bool done = false;
-  JobInfo seen;
-  JobEvents events;
-  events.finished = [&](const JobInfo& job) {
-    seen = job;
-    done = true;
-  };
-  engine.submit(async_spec([](TaskDone d) {
-                  d(TaskOutcome{1, "", "no such buffer"});
-                }),
-                std::move(events));
-  EXPECT_FALSE(done);  // never inside submit()
-  ASSERT_TRUE(run_until(&loop_, [&] { return done; }));
-  EXPECT_EQ(seen.status, Status::Failed);
-  EXPECT_EQ(seen.error, "no such buffer");
+  Finished finished;
+  engine.submit(async_spec([](TaskDone d) { d(TaskOutcome{1, "", "no such buffer"}); }),
+                finished.events());
+  EXPECT_FALSE(finished.done);  // never inside submit()
+  ASSERT_TRUE(run_until(&loop_, [&] { return finished.done; }));
+  EXPECT_EQ(finished.seen.status, Status::Failed);
+  EXPECT_EQ(finished.seen.error, "no such buffer");
 }
 
 TEST_F(JobsAsync, DoneThatNeverComesTimesOutAndALateOneIsDropped) {
@@ -74,17 +71,11 @@ TEST_F(JobsAsync, DoneThatNeverComesTimesOutAndALateOneIsDropped) {
 
 TEST_F(JobsAsync, CancelEndsItAtOnce) {
   Engine& engine = make();
-  bool done = false;
-  JobInfo seen;
-  JobEvents events;
-  events.finished = [&](const JobInfo& job) {
-    seen = job;
-    done = true;
-  };
-  std::string id = engine.submit(async_spec([](TaskDone) {}), std::move(events));
+  Finished finished;
+  std::string id = engine.submit(async_spec([](TaskDone) {}), finished.events());
   EXPECT_TRUE(engine.cancel(id));
-  ASSERT_TRUE(run_until(&loop_, [&] { return done; }));
-  EXPECT_EQ(seen.status, Status::Canceled);
+  ASSERT_TRUE(run_until(&loop_, [&] { return finished.done; }));
+  EXPECT_EQ(finished.seen.status, Status::Canceled);
 }
 
 TEST_F(JobsAsync, ThreadpoolWorkReportsOnTheLoop) {
