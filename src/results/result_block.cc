@@ -135,7 +135,8 @@ std::vector<std::string> task_body(const jobs::JobInfo& job) {
 }
 
 std::vector<std::string> job_body(const jobs::JobInfo& job, const ResultOptions& options) {
-  return job.spec.task ? task_body(job) : terminal_body(job, options);
+  const bool function = job.spec.task || job.spec.async;
+  return function ? task_body(job) : terminal_body(job, options);
 }
 
 std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std::string> body,
@@ -151,7 +152,9 @@ std::vector<std::string> result_block(const jobs::JobInfo& job, std::vector<std:
   } else if (job.exit_code) {
     header += " exit=" + std::to_string(*job.exit_code);
   }
-  header += " duration=" + format_duration(job.duration_s);
+  // A rejected call never ran (SPEC 10.4: `0s`).
+  header += " duration=" +
+            (job.status == core::Status::Rejected ? "0s" : format_duration(job.duration_s));
   if (options.part > 0) header += " part=" + std::to_string(options.part);
   std::vector<std::string> lines{header};
   lines.insert(lines.end(), body.begin(), body.end());

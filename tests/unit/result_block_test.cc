@@ -131,6 +131,27 @@ std::string fence_of(const Lines& lines) {
   return lines.back();
 }
 
+// A function job (a file tool on the threadpool, or a Lua tool that answers later) shows its
+// text, not an exit code: no process ran.
+TEST(ResultBlock, FunctionJobsShowTheirText) {
+  for (bool async : {false, true}) {
+    jobs::JobInfo info = job(jobs::Status::Succeeded, std::nullopt);
+    if (async) {
+      info.spec.async = [](jobs::TaskDone) {};
+    } else {
+      info.spec.task = [] { return jobs::TaskOutcome{}; };
+    }
+    info.out.append("Replaced 1 block(s) in b.txt\n");
+    EXPECT_EQ(job_body(info, {}), Lines{"Replaced 1 block(s) in b.txt"}) << async;
+  }
+}
+
+TEST(ResultBlock, RejectedTakesNoTime) {
+  jobs::JobInfo info = job(jobs::Status::Rejected, std::nullopt, 0);
+  Lines block = result_block(info, {"The user declined to run this tool call."}, {});
+  EXPECT_EQ(block[0], "````result id=th-7 tool=run_terminal_command status=rejected duration=0s");
+}
+
 TEST(ResultBlockFence, FourBackticksHoldATripleBacktickFence) {
   jobs::JobInfo info = job(jobs::Status::Succeeded, 0);
   info.out.append("```python\nprint(1)\n```\n");
