@@ -141,6 +141,7 @@ TEST(FileTools, EditOfALoadedFileGoesToItsBufferAndIsSaved) {
   json done = run_block(nvim, chat, "**Replace:** `b.txt`");
   ASSERT_EQ(done["status"], "succeeded") << result_text(nvim, chat);
   EXPECT_EQ(nvim.lines(file_buf), (Lines{"alpha", "gamma", "delta"}));
+  EXPECT_EQ(result_text(nvim, chat).find("Stdout:"), std::string::npos);  // no process ran
   EXPECT_EQ(slurp(fs::path(nvim.temp_dir()) / "b.txt"), "alpha\ngamma\ndelta\n");
   EXPECT_FALSE(nvim.lua("return vim.bo[...].modified", json::array({file_buf})).get<bool>());
   EXPECT_NE(result_text(nvim, chat).find("Replaced 1 block(s) in b.txt (in its buffer, saved)"),
@@ -230,6 +231,7 @@ TEST(FileTools, CustomLuaToolReportsBackAndTimesOut) {
   ASSERT_EQ(shout["status"], "succeeded") << result_text(nvim, chat);
   EXPECT_NE(result_text(nvim, chat).find("\nHELLO\n"), std::string::npos)
       << result_text(nvim, chat);
+  EXPECT_EQ(result_text(nvim, chat).find("Stdout:"), std::string::npos);  // no process ran
   json mute = run_block(nvim, chat, "```json ");
   EXPECT_EQ(mute["status"], "timed_out") << result_text(nvim, chat);
 }
