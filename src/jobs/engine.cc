@@ -96,9 +96,9 @@ std::string Engine::submit(JobSpec spec, JobEvents events) {
   return id;
 }
 
-const JobInfo& Engine::refuse(JobSpec spec, std::string reason) {
+const JobInfo& Engine::refuse(JobSpec spec, std::string reason, Status status) {
   Job& job = create(std::move(spec));
-  job.info.status = Status::Failed;
+  job.info.status = status;
   job.info.error = std::move(reason);
   record_end(job.info);
   return job.info;

@@ -87,9 +87,10 @@ class Engine {
 
   // Queues a job and returns its id ("th-N"); it starts when a slot is free.
   std::string submit(JobSpec spec, JobEvents events);
-  // Records a call that policy refused before it ran: it gets a job id like any other, and
-  // finishes `failed` with `reason` as its error.
-  const JobInfo& refuse(JobSpec spec, std::string reason);
+  // Records a call that never ran: policy refused it (`failed`), or the user rejected it
+  // (`rejected`). It gets a job id and history lines like any other, with `reason` as its
+  // error.
+  const JobInfo& refuse(JobSpec spec, std::string reason, Status status = Status::Failed);
   // Cancels a queued or running job: true when it will end `canceled`. A job whose process
   // already exited keeps the status its exit gave (false).
   bool cancel(const std::string& id);

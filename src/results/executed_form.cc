@@ -97,4 +97,22 @@ std::vector<std::string> executed_form(const parse::ToolCall& call,
   return out;
 }
 
+std::vector<std::string> rerun_form(const parse::ToolCall& call,
+                                    std::vector<std::string> block_lines, core::Status status) {
+  if (!call.executed_form) return executed_form(call, block_lines, status);
+  if (call.dialect != parse::Dialect::Sidekick || call.column > 0 || block_lines.empty()) {
+    return block_lines;
+  }
+  static const std::vector<std::string> labels = core::executed_labels(core::builtin_tool_table());
+  std::string& header = block_lines[0];
+  const size_t indent = header.find_first_not_of(' ');
+  for (const auto& old : labels) {
+    if (indent != std::string::npos && header.compare(indent, old.size(), old) == 0) {
+      header.replace(indent, old.size(), label(status, call.tool));
+      break;
+    }
+  }
+  return block_lines;
+}
+
 }  // namespace toolhost::results

@@ -20,4 +20,9 @@ std::vector<std::string> executed_form(const parse::ToolCall& call,
                                        const std::vector<std::string>& block_lines,
                                        core::Status status);
 
+// A finished block run again: an executed llm-sidekick header (`✓ Executed: …`) takes the
+// label of the new status; a block not yet rewritten gets executed_form(); a fenced block stays.
+std::vector<std::string> rerun_form(const parse::ToolCall& call,
+                                    std::vector<std::string> block_lines, core::Status status);
+
 }  // namespace toolhost::results

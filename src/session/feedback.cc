@@ -23,12 +23,17 @@ void Feedback::schedule() {
   }
 }
 
-nlohmann::json& Feedback::buffer(int64_t buf, const char* list) {
+nlohmann::json& Feedback::entry(int64_t buf) {
   schedule();
   nlohmann::json& entry = buffers_[buf];
   if (entry.is_null()) entry = {{"buf", buf}};
-  if (!entry.contains(list)) entry[list] = nlohmann::json::array();
-  return entry[list];
+  return entry;
+}
+
+nlohmann::json& Feedback::buffer(int64_t buf, const char* list) {
+  nlohmann::json& at = entry(buf);
+  if (!at.contains(list)) at[list] = nlohmann::json::array();
+  return at[list];
 }
 
 nlohmann::json& Feedback::top(const char* list) {
@@ -55,10 +60,7 @@ void Feedback::diagnostic(int64_t buf, const std::string& key, int row, Severity
 }
 
 void Feedback::parse_errors(int64_t buf, nlohmann::json errors) {
-  schedule();
-  nlohmann::json& entry = buffers_[buf];
-  if (entry.is_null()) entry = {{"buf", buf}};
-  entry["errors"] = std::move(errors);
+  entry(buf)["errors"] = std::move(errors);
 }
 
 void Feedback::stream(int64_t buf, const std::string& key, std::vector<std::string> lines) {
@@ -77,6 +79,14 @@ void Feedback::rewrite(int64_t buf, Rewrite rewrite) {
     edit["after_keys"] = std::move(rewrite.after_keys);
   }
   buffer(buf, "edits").push_back(std::move(edit));
+}
+
+void Feedback::awaiting(int64_t buf, std::vector<std::string> keys) {
+  entry(buf)["awaiting"] = std::move(keys);
+}
+
+void Feedback::prompt(int64_t buf, nlohmann::json prompt) {
+  buffer(buf, "prompts").push_back(std::move(prompt));
 }
 
 void Feedback::job(nlohmann::json job) {

@@ -57,6 +57,12 @@ class Feedback {
     std::vector<std::string> after_keys;
   };
   void rewrite(int64_t buf, Rewrite rewrite);
+  // The calls of the buffer that wait for the user's approval, replacing the previous set
+  // (statusline() counts them; the run and reject keys act on the first).
+  void awaiting(int64_t buf, std::vector<std::string> keys);
+  // Asks the user something Lua must show (vim.ui.select), e.g. whether to run a finished call
+  // again: { kind, key, row, tool, status }.
+  void prompt(int64_t buf, nlohmann::json prompt);
   // A job's new state for Lua's job mirror (toolhost.jobs(), statusline); see job_entry().
   void job(nlohmann::json job);
   // Every job the host knows, replacing the mirror (sent when Lua sets the host up).
@@ -68,6 +74,7 @@ class Feedback {
   void flush();
 
  private:
+  nlohmann::json& entry(int64_t buf);  // the buffer's part of the batch
   nlohmann::json& buffer(int64_t buf, const char* list);
   nlohmann::json& top(const char* list);
   void schedule();

@@ -50,10 +50,6 @@ parse::Options parse_options(const Context& ctx) {
   return options;
 }
 
-void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
-  to.insert(to.end(), from.begin(), from.end());
-}
-
 bool same_errors(const std::vector<parse::ParseError>& a, const std::vector<parse::ParseError>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
     return x.line == y.line && x.end == y.end && x.message == y.message;
@@ -75,12 +71,12 @@ void Session::when_ready(std::function<void()> action) {
 }
 
 void Session::on_lines(const nvim::LinesEvent& event) {
-  parse::ParseDelta delta =
-      event.last < 0
-          ? parser_.reset(event.lines)  // the whole buffer
-          : parser_.apply(static_cast<int>(event.first), static_cast<int>(event.last), event.lines);
-  append(unsynced_.added, delta.added);
-  append(unsynced_.removed, delta.removed);
+  take(event.last < 0 ? parser_.reset(event.lines)  // the whole buffer
+                      : parser_.apply(static_cast<int>(event.first), static_cast<int>(event.last),
+                                      event.lines));
+  // A change may be the next reply streaming in: its open fence is incomplete again, until
+  // the reply is said complete (reply_complete).
+  if (parser_.options().complete) take(parser_.set_complete(false));
   if (event.more) return;  // the rest of this change follows
   sync_feedback();
   if (!ready_) {
@@ -88,6 +84,11 @@ void Session::on_lines(const nvim::LinesEvent& event) {
     auto waiting = std::move(waiting_);
     for (auto& action : waiting) action();
   }
+}
+
+void Session::take(const parse::ParseDelta& delta) {
+  unsynced_.added.insert(unsynced_.added.end(), delta.added.begin(), delta.added.end());
+  unsynced_.removed.insert(unsynced_.removed.end(), delta.removed.begin(), delta.removed.end());
 }
 
 void Session::sync_feedback() {
@@ -121,6 +122,7 @@ void Session::sync_feedback() {
     if (call && !marked_.count(id)) {
       ctx_.feedback.mark(buf_, id, call->start, call->end - 1);
       marked_[id] = call->start;
+      if (call->status == core::Status::Pending) show_history(*call);
     }
   }
   unsynced_ = {};
@@ -134,6 +136,15 @@ void Session::sync_feedback() {
                       {"message", "✗ " + error.message}});
   }
   ctx_.feedback.parse_errors(buf_, std::move(errors));
+}
+
+void Session::show_history(const parse::ToolCall& call) {
+  // Ran before, but its result block is gone (deleted, or its host died while it ran): it is
+  // not pending, and the diagnostic says how it ended (SPEC 3).
+  const jobs::JobInfo* job = active_.count(call.id) ? nullptr : history_job(call.id);
+  if (!job || !core::is_finished(job->status)) return;
+  Severity severity = job->status == core::Status::Succeeded ? Severity::Info : Severity::Error;
+  ctx_.feedback.diagnostic(buf_, call.id, call.start, severity, finished_message(*job));
 }
 
 const parse::ToolCall* Session::call_at(int row, const CallFilter& preferred) const {
@@ -150,44 +161,69 @@ const parse::ToolCall* Session::call_at(int row, const CallFilter& preferred) co
 }
 
 void Session::run_at(int row, bool force) {
-  const parse::ToolCall* call = call_at(row, [this](const parse::ToolCall& c) {
-    return c.status == core::Status::Pending && !active_.count(c.id);
-  });
+  const parse::ToolCall* call =
+      call_at(row, [this](const parse::ToolCall& c) { return pending(c); });
+  if (!call) call = first_awaiting();
   if (!call) return ctx_.feedback.notify("No tool call under the cursor", "error");
-  if (auto it = active_.find(call->id); it != active_.end()) {
+  run_call(*call, force);
+}
+
+bool Session::rerun(const std::string& call_id) {
+  const parse::ToolCall* call = find_call(call_id);
+  if (!call) return false;
+  run_call(*call, true);
+  return true;
+}
+
+void Session::run_call(const parse::ToolCall& call, bool force) {
+  if (auto it = active_.find(call.id); it != active_.end()) {
     return ctx_.feedback.notify("This tool call is already running (" + it->second.job_id + ")",
                                 "warn");
   }
-  if (call->status == core::Status::Incomplete) {
+  if (call.status == core::Status::Incomplete) {
     return ctx_.feedback.notify(
         "This tool call's block is not closed yet (its closing fence is missing)", "warn");
   }
-  if (call->status != core::Status::Pending && !force) {
-    return ctx_.feedback.notify("This tool call has already run (" +
-                                    std::string(parse::to_string(call->status)) +
-                                    "); use :ToolRun! to run it again",
-                                "warn");
+  if (!pending(call) && !force) {
+    // Lua asks (vim.ui.select) and comes back with force.
+    const jobs::JobInfo* job = history_job(call.id);
+    std::string status = call.status != core::Status::Pending
+                             ? std::string(core::to_string(call.status))
+                             : std::string(job ? core::to_string(job->status) : "finished");
+    return ctx_.feedback.prompt(
+        buf_, {{"kind", "rerun"}, {"key", call.id}, {"tool", call.tool}, {"status", status}});
   }
-  if (call->status != core::Status::Pending) {
-    return ctx_.feedback.notify("Re-running a finished call is not supported yet", "warn");
-  }
-  start(*call);
+  // Approving a call the chain held lets the chain go on after it (SPEC 4).
+  const bool held = std::find(awaiting_.begin(), awaiting_.end(), call.id) != awaiting_.end();
+  release(call.id);
+  start(call, held && chain_ ? Origin::Chain : Origin::User);
 }
 
-void Session::start(const parse::ToolCall& call) {
-  auto job = tools::job_for(call, tools::RunContext{ctx_.config, root_, ctx_.editor, ctx_.loop, buf_});
-  if (!job) return finish_refused(call, job.error());
+void Session::start(const parse::ToolCall& call, Origin origin) {
+  all_done_sent_ = false;
+  auto job =
+      tools::job_for(call, tools::RunContext{ctx_.config, root_, ctx_.editor, ctx_.loop, buf_});
+  if (!job) return finish_refused(call, job.error(), origin);
 
   jobs::JobSpec spec = std::move(*job);
   spec.buffer_name = name_;
   Active active(ctx_.config.output.stream_lines);
   active.call = call;
-  active.block.assign(lines().begin() + call.start, lines().begin() + call.end);
-  active.started_ns = uv_hrtime();
+  active.origin = origin;
   const std::string call_id = call.id;
-  auto [it, inserted] = active_.emplace(call_id, std::move(active));
-  if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
+  if (call.result) {
+    // A re-run: the old result block goes with the new one, so the block's mark covers both.
+    active.replaces = call.result;
+    ctx_.feedback.forget(buf_, call_id);
+    ctx_.feedback.mark(buf_, call_id, call.start, call.result->end - 1);
+    active.block.assign(lines().begin() + call.start, lines().begin() + call.result->end);
+  } else {
+    active.block.assign(lines().begin() + call.start, lines().begin() + call.end);
+    if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
+  }
   marked_[call_id] = call.start;
+  active.started_ns = uv_hrtime();
+  auto [it, inserted] = active_.emplace(call_id, std::move(active));
 
   jobs::JobEvents events;
   const int64_t buf = buf_;
@@ -227,7 +263,14 @@ void Session::tick() {
     }
     if (active.stream_dirty) {
       active.stream_dirty = false;
-      ctx_.feedback.stream(buf_, id, active.tail.lines());
+      std::vector<std::string> tail = active.tail.lines();
+      // ToolhostJobOutput: at most once per tick (stream_interval_ms), with what is shown.
+      ctx_.feedback.event("ToolhostJobOutput", {{"id", active.job_id},
+                                                {"call_id", id},
+                                                {"tool", active.call.tool},
+                                                {"buf", buf_},
+                                                {"lines", tail}});
+      ctx_.feedback.stream(buf_, id, std::move(tail));
     }
   }
 }
@@ -248,6 +291,7 @@ void Session::on_finished(const jobs::JobInfo& job) {
   options.max_lines = ctx_.config.output.max_lines;
   write_result(active.call, active.block, job, job_body(job, options), finished_message(job));
   announce_finished(job);
+  after_handled(active.call.id, job.status, active.origin);
 }
 
 void Session::write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
@@ -263,7 +307,14 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   rewrite.job_id = job.id;
   rewrite.expect = block;
   rewrite.fallback = result;
-  if (keeps_block(call)) {
+  const size_t block_rows = static_cast<size_t>(call.end - call.start);
+  const bool rerun = call.result && block.size() > block_rows;
+  if (rerun) {
+    // The block and its old result block are replaced by the block and the new result.
+    rewrite.lines = results::rerun_form(
+        call, std::vector<std::string>(block.begin(), block.begin() + block_rows), job.status);
+    rewrite.lines.insert(rewrite.lines.end(), result.begin(), result.end());
+  } else if (keeps_block(call)) {
     rewrite.lines = std::move(result);
   } else {
     rewrite.lines = executed_form(call, block, job.status);
@@ -271,8 +322,8 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   }
   Severity severity = job.status == core::Status::Succeeded ? Severity::Info : Severity::Error;
   // Re-attached but not read yet: the result waits for the buffer (and Lua's extmark).
-  when_ready([this, call, rewrite = std::move(rewrite), severity, message]() mutable {
-    if (keeps_block(call)) place_after_earlier_parts(call, rewrite);
+  when_ready([this, call, rerun, rewrite = std::move(rewrite), severity, message]() mutable {
+    if (keeps_block(call) && !rerun) place_after_earlier_parts(call, rewrite);
     ctx_.feedback.rewrite(buf_, std::move(rewrite));
     ctx_.feedback.diagnostic(buf_, call.id, call.start, severity, message);
   });
@@ -303,7 +354,8 @@ void Session::place_after_earlier_parts(const parse::ToolCall& call,
   rewrite.after_rows = results_end - block.end;
 }
 
-void Session::finish_refused(const parse::ToolCall& call, const std::string& reason) {
+void Session::finish_refused(const parse::ToolCall& call, const std::string& reason,
+                             Origin origin) {
   // Policy refusals are finished calls with a `failed` result, so the model reads why.
   jobs::JobSpec spec;
   spec.tool = call.tool;
@@ -316,6 +368,7 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
   write_result(call, block, job, {"Refused: " + reason}, "✗ " + call.tool + ": refused: " + reason);
   ctx_.feedback.job(job_entry(job, buf_));
   announce_finished(job);
+  after_handled(call.id, core::Status::Failed, origin);
 }
 
 bool Session::cancel_at(int row) {
@@ -330,15 +383,16 @@ void Session::detach() {
   detached_ = true;
   ready_ = false;
   waiting_.clear();
+  awaiting_.clear();
+  run_all_.clear();
+  chain_ = false;
   // Lua forgets the buffer's extmarks and diagnostics with it.
   marked_.clear();
   shown_errors_.clear();
 }
 
 void Session::set_filetype(std::string_view filetype) {
-  parse::ParseDelta delta = parser_.set_header_style(parse::header_style_for(filetype));
-  append(unsynced_.added, delta.added);
-  append(unsynced_.removed, delta.removed);
+  take(parser_.set_header_style(parse::header_style_for(filetype)));
   if (ready_) sync_feedback();
 }
 

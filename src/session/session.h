@@ -3,8 +3,10 @@
 // it is running. The only place that joins parse, jobs, tools and the editor feedback.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,8 +41,28 @@ class Session {
   void when_ready(std::function<void()> action);
   void on_lines(const nvim::LinesEvent& event);
 
-  // The user's run of the call at `row` (0-based). `force` re-runs a finished call.
+  // The user's run of the call at `row` (0-based), or, outside any block, of the first call
+  // awaiting approval in the last assistant message. `force` re-runs a finished call without
+  // asking (else Lua asks first).
   void run_at(int row, bool force);
+  // The user declines the call at `row` (or the first awaiting one): a `rejected` result that
+  // tells the model, with `reason` when given.
+  void reject_at(int row, const std::string& reason);
+  // :ToolRunAll: the pending calls of the last assistant message (only `ids` when given), in
+  // order, one after another or, with `parallel`, all at once but a file edit alone.
+  void run_all(const std::vector<std::string>& ids, bool parallel);
+  // What run_all would run: { id, tool, row, auto, reason } per pending call.
+  nlohmann::json run_all_plan() const;
+  // The job `job_id` ran a call of this buffer: run that call again (jobs.rerun).
+  bool rerun(const std::string& call_id);
+  // The last assistant message is complete: a chat plugin said so (assistant_done, a User
+  // autocmd), or, with `idle`, the buffer has been quiet since a change that was not
+  // toolhost's own, made at `first_row` or below (Lua's timer). Its unclosed fence becomes an
+  // error, and with auto-run on its auto-acceptable calls start (SPEC 4).
+  void reply_complete(bool idle, int first_row);
+  // Whether auto-run runs this buffer's calls, and the keys the approval hint names.
+  void set_auto_run(bool on) { auto_run_ = on; }
+  void set_keys(std::string run, std::string reject);
   // Cancels the running call at `row`; false when there is none.
   bool cancel_at(int row);
   bool has_active() const { return !active_.empty(); }
@@ -58,6 +80,9 @@ class Session {
   void set_filetype(std::string_view filetype);
 
  private:
+  // Why a call starts: the chain and run-all continue after it.
+  enum class Origin { User, Chain, RunAll };
+
   struct Active {
     explicit Active(size_t stream_lines) : tail(stream_lines) {}
     parse::ToolCall call;            // as it was when it started
@@ -67,6 +92,8 @@ class Session {
     long shown_second = -1;
     OutputTail tail;
     bool stream_dirty = false;
+    Origin origin = Origin::User;
+    std::optional<parse::ResultRef> replaces;  // a re-run: the old result block goes
   };
 
   // Brings extmarks and parse-error diagnostics in line with the parse after a change.
@@ -75,9 +102,31 @@ class Session {
   using CallFilter = std::function<bool(const parse::ToolCall&)>;
   // The call whose block or result covers `row`: the first `preferred` one, else the first.
   const parse::ToolCall* call_at(int row, const CallFilter& preferred) const;
-  void start(const parse::ToolCall& call);
+  void start(const parse::ToolCall& call, Origin origin = Origin::User);
   void on_finished(const jobs::JobInfo& job);
-  void finish_refused(const parse::ToolCall& call, const std::string& reason);
+  // --- the agent loop (session_flow.cc) ---
+  const parse::Message* last_assistant() const;
+  std::vector<const parse::ToolCall*> reply_calls() const;
+  // Pending: not run as far as the text, this session and the history of this buffer know.
+  bool pending(const parse::ToolCall& call) const;
+  const jobs::JobInfo* history_job(const std::string& call_id) const;
+  // The first call awaiting approval in the last assistant message.
+  const parse::ToolCall* first_awaiting() const;
+  const parse::ToolCall* find_call(const std::string& id) const;
+  void continue_chain();
+  void hold(const parse::ToolCall& call, const std::string& reason);
+  void release(const std::string& call_id);
+  void pump_run_all();
+  // After a job of the last assistant message ended (or a call was rejected).
+  void after_handled(const std::string& call_id, core::Status status, Origin origin);
+  void maybe_all_done();
+  std::string approval_hint(const std::string& tool) const;
+  void finish_refused(const parse::ToolCall& call, const std::string& reason, Origin origin);
+  // Runs `call` (the user's approval), or asks whether to run a finished one again.
+  void run_call(const parse::ToolCall& call, bool force);
+  // A pending-looking call that history says ran: its diagnostic says how it ended.
+  void show_history(const parse::ToolCall& call);
+  void take(const parse::ParseDelta& delta);  // into unsynced_
   // Rewrites the block to its executed form with the result block under it.
   void write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
                     const jobs::JobInfo& job, std::vector<std::string> body,
@@ -99,6 +148,16 @@ class Session {
   std::vector<parse::ParseError> shown_errors_;
   std::map<std::string, int> marked_;     // call id -> row its extmark was created at
   std::map<std::string, Active> active_;  // by call id
+  // The agent loop.
+  bool auto_run_ = false;
+  std::string run_key_ = ":ToolRun";
+  std::string reject_key_ = ":ToolReject";
+  std::vector<std::string> awaiting_;  // call ids held for approval, in buffer order
+  bool chain_ = false;                 // auto-run goes on after each success
+  std::deque<std::string> run_all_;    // :ToolRunAll's calls still to start
+  bool run_all_parallel_ = false;
+  bool handled_ = false;  // a call of the last reply ran or was rejected since it completed
+  bool all_done_sent_ = false;
 };
 
 }  // namespace toolhost::session

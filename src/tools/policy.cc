@@ -20,6 +20,10 @@ bool one_of(const std::string& name, const char* const (&names)[N]) {
 
 }  // namespace
 
+bool writes_files(const std::string& tool) {
+  return one_of(tool, kEdits) || one_of(tool, kFileMoves);
+}
+
 Approval auto_accept(const core::ToolCall& call, const core::Config& config,
                      const std::string& root) {
   const std::string& tool = call.tool;

@@ -23,4 +23,7 @@ struct Approval {
 Approval auto_accept(const core::ToolCall& call, const core::Config& config,
                      const std::string& root);
 
+// Whether a tool changes files (:ToolRunAll runs such a call alone, in order).
+bool writes_files(const std::string& tool);
+
 }  // namespace toolhost::tools
