@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace toolhost::core {
 namespace {
@@ -14,11 +15,9 @@ bool is_strings(const nlohmann::json& value) {
          std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_string(); });
 }
 
-bool valid_name(const std::string& name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-';
-  });
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
 }
 
 // The `${name}`s of an argv template, in order.
@@ -26,11 +25,11 @@ std::vector<std::string> placeholders(const std::vector<std::vector<std::string>
   std::vector<std::string> names;
   for (const auto& argv : cmds) {
     for (const auto& arg : argv) {
-      for (size_t at = arg.find("${"); at != std::string::npos; at = arg.find("${", at + 2)) {
-        size_t close = arg.find('}', at + 2);
-        if (close == std::string::npos) break;
-        std::string name = arg.substr(at + 2, close - at - 2);
-        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      for (const auto& piece : template_pieces(arg)) {
+        if (!piece.placeholder) continue;
+        if (std::find(names.begin(), names.end(), piece.text) == names.end()) {
+          names.push_back(piece.text);
+        }
       }
     }
   }
@@ -39,7 +38,7 @@ std::vector<std::string> placeholders(const std::vector<std::vector<std::string>
 
 Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec) {
   const std::string at = "tools." + name;
-  if (!valid_name(name)) {
+  if (name.empty() || !std::all_of(name.begin(), name.end(), is_name_char)) {
     return error(at + ": a tool name is letters, digits, `_` and `-`");
   }
   if (!spec.is_object()) return error(at + ": expected a table");
@@ -92,9 +91,10 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
     tool.timeout_ms = static_cast<uint64_t>(t.get<double>());
   }
   if (has("env")) {
-    const auto& env = spec["env"];
-    if (!env.is_object() && !(env.is_array() && env.empty()))
-      return bad("env", "a table of strings");
+    // Lua sends an empty table as an empty list.
+    const auto& env = spec["env"].is_array() && spec["env"].empty() ? nlohmann::json::object()
+                                                                      : spec["env"];
+    if (!env.is_object()) return bad("env", "a table of strings");
     for (const auto& [key, value] : env.items()) {
       if (!value.is_string() || key.empty() || key.find('=') != std::string::npos) {
         return bad("env", "a table of strings");
@@ -114,8 +114,9 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
     }
   }
   if (has("params")) {
-    const auto& params = spec["params"];
-    if (params.is_array() && params.empty()) return tool;  // Lua's {}
+    const auto& params = spec["params"].is_array() && spec["params"].empty()
+                             ? nlohmann::json::object()
+                             : spec["params"];
     if (!params.is_object()) return bad("params", "a table of name = { required, description }");
     for (const auto& [key, value] : params.items()) {
       CustomParam param{key, false, ""};
@@ -141,6 +142,35 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
 }
 
 }  // namespace
+
+std::vector<TemplatePiece> template_pieces(const std::string& element) {
+  std::vector<TemplatePiece> pieces;
+  auto literal = [&](std::string_view text) {
+    if (text.empty()) return;
+    if (pieces.empty() || pieces.back().placeholder) pieces.push_back({false, ""});
+    pieces.back().text += text;
+  };
+  size_t at = 0;
+  while (at < element.size()) {
+    if (element.compare(at, 3, "$${") == 0) {
+      literal("${");
+      at += 3;
+      continue;
+    }
+    if (element.compare(at, 2, "${") == 0) {
+      size_t end = at + 2;
+      while (end < element.size() && is_name_char(element[end])) ++end;
+      if (end > at + 2 && end < element.size() && element[end] == '}') {
+        pieces.push_back({true, element.substr(at + 2, end - at - 2)});
+        at = end + 1;
+        continue;
+      }
+    }
+    literal(std::string_view(element).substr(at, 1));
+    ++at;
+  }
+  return pieces;
+}
 
 Result<std::vector<CustomTool>> custom_tools_from_json(const nlohmann::json& tools) {
   std::vector<CustomTool> out;

@@ -38,6 +38,16 @@ struct CustomTool {
   std::vector<std::pair<std::string, std::string>> env;
 };
 
+// An argv template element cut at its placeholders. `${name}` (name: letters, digits, `_`,
+// `-`) is a placeholder; `$${` is the literal text `${` (a shell's own `${VAR}` in a `shell`
+// tool); any other `$` or `${` is literal. One definition for the parser's auto-declared
+// params and for the expansion, so the two never disagree on what a placeholder is.
+struct TemplatePiece {
+  bool placeholder = false;
+  std::string text;  // the param's name, or literal text
+};
+std::vector<TemplatePiece> template_pieces(const std::string& element);
+
 // The tools of `tools` (an object, name -> spec); an error names the tool and the key
 // (`tools.lint.cmd: expected a list of strings`).
 Result<std::vector<CustomTool>> custom_tools_from_json(const nlohmann::json& tools);

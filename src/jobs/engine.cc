@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "jobs/job_json.h"
 #include "jobs/process.h"
+#include "jobs/sequence.h"
 #include "jobs/task.h"
 
 extern char** environ;
@@ -140,6 +141,8 @@ void Engine::start(Job& job) {
   open_log(job);
   if (job.info.spec.task || job.info.spec.async) {
     job.process = std::make_unique<Task>(loop_, job.info, events);
+  } else if (!job.info.spec.steps.empty()) {
+    job.process = std::make_unique<Sequence>(loop_, job.info, options_.kill_grace_ms, events);
   } else {
     job.process = std::make_unique<Process>(loop_, job.info, options_.kill_grace_ms, events);
   }

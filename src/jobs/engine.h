@@ -113,7 +113,7 @@ class Engine {
   struct Job {
     JobInfo info;
     JobEvents events;
-    std::unique_ptr<Executor> process;  // a Process or a Task, while it runs
+    std::unique_ptr<Executor> process;  // a Process, Sequence or Task, while it runs
     JobLog log;  // open while the job runs
   };
 

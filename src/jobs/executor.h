@@ -1,7 +1,7 @@
 #pragma once
-// What runs a job (SPEC 6): a child process, or a function on libuv's threadpool (a file
-// tool). Both give the engine the same events, so ids, the queue, history, output capture,
-// logs, timeouts and cancel work the same for either.
+// What runs a job (SPEC 6): a child process, several in sequence (a custom tool's `cmds`), or
+// a function on libuv's threadpool (a file tool). All give the engine the same events, so ids,
+// the queue, history, output capture, logs, timeouts and cancel work the same for each.
 //
 // An executor owns its libuv handles; it tells its owner `closed` once nothing of it is in
 // flight any more, and only then may it be destroyed (the owner may destroy it inside `closed`).

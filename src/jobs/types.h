@@ -43,6 +43,9 @@ using AsyncFunction = std::function<void(TaskDone done)>;
 struct JobSpec {
   // A process (argv), or a function: `task` on the threadpool, or `async` when set.
   std::vector<std::string> argv;
+  // Several processes, one after another, when set (instead of argv): the job stops at the
+  // first step that fails; timeout_ms covers them all (a custom tool's `cmds`, SPEC 7).
+  std::vector<std::vector<std::string>> steps;
   TaskFunction task;
   AsyncFunction async;
   std::string cwd;
