@@ -49,6 +49,16 @@ local function kill_orphaned_groups(proc)
   proc.pgids = {}
 end
 
+-- The calls this host was running or had queued end `interrupted` in their buffers.
+local function mark_interrupted(proc)
+  local ui = require("toolhost.ui")
+  for _, job in pairs(ui.jobs) do
+    if job.buf and ui.job_host[job.id] == proc and (job.status == "running" or job.status == "queued") then
+      ui.interrupt(job)
+    end
+  end
+end
+
 function M.track_pgid(pgid, running)
   if pgid and pgid > 0 then
     state.proc.pgids[pgid] = running or nil
@@ -57,6 +67,11 @@ end
 
 function M.running()
   return state.chan ~= nil
+end
+
+-- The current host's process record: ui.lua tags the jobs its batches report with it.
+function M.current()
+  return state.proc
 end
 
 function M.channel()
@@ -86,11 +101,13 @@ function M.ensure()
     rpc = true,
     on_exit = function(_, code)
       kill_orphaned_groups(proc)
+      mark_interrupted(proc)
       if state.job ~= job then
         return -- a host stopped by restart(): the current state belongs to its successor
       end
       state.chan, state.job, state.attached, state.proc = nil, nil, {}, { pgids = {} }
       fail_pending("toolhost exited")
+      require("toolhost.reply").unwatch_all()
       if code ~= 0 and not proc.stopping then
         vim.notify(("toolhost exited (code %d); see :ToolhostLog"):format(code), vim.log.levels.ERROR)
       end
@@ -140,15 +157,40 @@ function M.resolve(token, err, result)
   end
 end
 
+-- Whether auto-run runs the calls of `buf`: `auto_run`, or what its function says (an error
+-- counts as no).
+function M.auto_run(buf)
+  local auto_run = config.options.auto_run
+  if type(auto_run) == "function" then
+    local ok, result = pcall(auto_run, buf)
+    return ok and result == true
+  end
+  return auto_run == true
+end
+
+-- How history knows the buffer (SPEC 3): its file's absolute path, or, for a buffer without a
+-- file, this Neovim's pid and the buffer number.
+function M.buffer_key(buf)
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name ~= "" then
+    return name
+  end
+  return ("nvim-%d:%d"):format(vim.fn.getpid(), buf)
+end
+
 function M.attach(buf, root)
   if state.attached[buf] then
     return true
   end
+  local keys = config.options.keymaps or {}
   local ok = M.notify("toolhost.attach", {
     buf = buf,
     root = root,
-    name = vim.api.nvim_buf_get_name(buf),
+    name = M.buffer_key(buf),
     filetype = vim.bo[buf].filetype,
+    auto_run = M.auto_run(buf),
+    run_key = keys.run or nil,
+    reject_key = keys.reject or nil,
   })
   if ok then
     state.attached[buf] = true

@@ -14,6 +14,7 @@ function M.setup(opts)
   if host.running() then
     vim.rpcnotify(host.channel(), "toolhost.setup", config.for_host())
   end
+  require("toolhost.reply").listen(config.options.auto_run_events)
   return true
 end
 
@@ -31,7 +32,9 @@ local function set_keymaps(buf)
   end
   local actions = {
     run = function() M.run_at_cursor() end,
+    run_all = function() M.run_all() end,
     cancel = function() M.cancel() end,
+    reject = function() M.reject() end,
     output = function() require("toolhost.output_view").open() end,
   }
   for name, fn in pairs(actions) do
@@ -51,6 +54,9 @@ function M.attach(buf)
     return false
   end
   set_keymaps(buf)
+  local reply = require("toolhost.reply")
+  reply.listen(config.options.auto_run_events)
+  reply.watch(buf)
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -68,6 +74,7 @@ function M.detach(buf)
     vim.rpcnotify(host.channel(), "toolhost.detach", { buf = buf })
     host.forget(buf)
   end
+  require("toolhost.reply").unwatch(buf)
   require("toolhost.ui").forget_buffer(buf)
 end
 
@@ -80,6 +87,63 @@ function M.run_at_cursor(opts)
   end
   local row = vim.api.nvim_win_get_cursor(0)[1] - 1
   host.notify("toolhost.run", { buf = buf, row = row, force = opts.force == true })
+end
+
+-- Declines the call under the cursor (or the first one awaiting approval): the model reads
+-- that the user declined, with `reason` when given.
+function M.reject(reason)
+  local buf = vim.api.nvim_get_current_buf()
+  if not M.attach(buf) then
+    return
+  end
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
+  host.notify("toolhost.reject", { buf = buf, row = row, reason = reason or "" })
+end
+
+-- Runs the pending calls of the last assistant message, in order. With `confirm_run_all`, asks
+-- once first when some of them would not auto-run, listing those.
+function M.run_all(buf)
+  buf = buffer(buf)
+  if not M.attach(buf) then
+    return
+  end
+  local parallel = config.options.run_all == "parallel"
+  host.call("toolhost.run_all_plan", { buf = buf }, function(err, plan)
+    if err then
+      vim.notify("toolhost: " .. err, vim.log.levels.ERROR)
+      return
+    end
+    local asking = {}
+    for _, call in ipairs(plan.calls or {}) do
+      if not call.auto then
+        asking[#asking + 1] = ("  line %d: %s (%s)"):format(call.row + 1, call.tool, call.reason)
+      end
+    end
+    if #(plan.calls or {}) == 0 then
+      vim.notify("toolhost: no pending tool call in the last reply", vim.log.levels.WARN)
+      return
+    end
+    if config.options.confirm_run_all and #asking > 0 then
+      local text = ("Run %d tool call(s)? These need your approval:\n%s"):format(
+        #plan.calls, table.concat(asking, "\n"))
+      if vim.fn.confirm(text, "&Run all\n&Cancel", 2) ~= 1 then
+        return
+      end
+    end
+    local ids = vim.tbl_map(function(call) return call.id end, plan.calls)
+    host.notify("toolhost.run_all", { buf = buf, ids = ids, parallel = parallel })
+  end)
+end
+
+-- A chat plugin says the reply in `buf` is complete: its unclosed fence becomes an error and,
+-- with auto-run, its auto-acceptable calls run (SPEC 4).
+function M.assistant_done(buf)
+  buf = buffer(buf)
+  if not M.attach(buf) then
+    return
+  end
+  require("toolhost.reply").forget_changes(buf)
+  host.notify("toolhost.assistant_done", { buf = buf })
 end
 
 -- Cancels a job by id, the call under the cursor, or everything (`{ all = true }`).
@@ -132,10 +196,11 @@ function M.output(id, since, callback)
   end)
 end
 
--- e.g. "⟳2 ✓5 ✗1"; empty when nothing ran. Counts the jobs of this Neovim's buffers, not the
--- whole history that jobs() lists.
+-- e.g. "⟳2 ?1 ✓5 ✗1"; empty when nothing ran. Counts the jobs of this Neovim's buffers, not
+-- the whole history that jobs() lists, and the calls awaiting approval.
 function M.statusline()
   local running, ok, failed = 0, 0, 0
+  local awaiting = require("toolhost.ui").awaiting_count()
   for _, job in pairs(require("toolhost.ui").jobs) do
     local status = job.buf and job.status -- nil: another session's or Neovim's job
     if status == "running" or status == "queued" then
@@ -148,6 +213,7 @@ function M.statusline()
   end
   local parts = {}
   if running > 0 then parts[#parts + 1] = "⟳" .. running end
+  if awaiting > 0 then parts[#parts + 1] = "?" .. awaiting end
   if ok > 0 then parts[#parts + 1] = "✓" .. ok end
   if failed > 0 then parts[#parts + 1] = "✗" .. failed end
   return table.concat(parts, " ")

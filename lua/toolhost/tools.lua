@@ -33,6 +33,15 @@ local function describe_buffer(buf)
   return name == "" and ("buffer " .. buf) or vim.fn.fnamemodify(name, ":~:.")
 end
 
+-- One change (one undo step), as toolhost's own write: in the chat buffer it is no reply
+-- arriving (reply.lua).
+local function set_lines(buf, first, last, lines)
+  local ok, err = require("toolhost.ui").write(buf, first, last, lines)
+  if not ok then
+    error(err, 0)
+  end
+end
+
 local ops = {}
 
 -- { path } -> { loaded = false } or { loaded, buf, lines, tick, modified }
@@ -63,7 +72,7 @@ function ops.set_text(args, reply)
   if not vim.bo[buf].modifiable then
     error(describe_buffer(buf) .. " is not modifiable; nothing was changed")
   end
-  vim.api.nvim_buf_set_lines(buf, args.first, args.last, false, args.lines)
+  set_lines(buf, args.first, args.last, args.lines)
   if args.save then
     vim.api.nvim_buf_call(buf, function()
       vim.cmd("silent keepalt write")
@@ -113,7 +122,7 @@ function ops.edit_buffer(args, reply)
     if line < 1 or line > count + 1 then
       error(("line %d is outside %s (1 to %d)"):format(line, describe_buffer(buf), count + 1))
     end
-    vim.api.nvim_buf_set_lines(buf, line - 1, line - 1, false, lines)
+    set_lines(buf, line - 1, line - 1, lines)
     what = ("Added %d line(s) at line %d of %s"):format(#lines, line, describe_buffer(buf))
   elseif p.action == "update" or p.action == "delete" then
     local first, last = whole(p.start_line, "start_line"), whole(p.end_line or p.start_line, "end_line")
@@ -123,13 +132,22 @@ function ops.edit_buffer(args, reply)
     if p.action == "delete" then
       lines = {}
     end
-    vim.api.nvim_buf_set_lines(buf, first - 1, last, false, lines)
+    set_lines(buf, first - 1, last, lines)
     local verb = p.action == "delete" and "Deleted" or "Replaced"
     what = ("%s lines %d-%d of %s"):format(verb, first, last, describe_buffer(buf))
   else
     error(("action must be add, update or delete, not %s"):format(tostring(p.action)))
   end
   reply({ ok = true, output = what })
+end
+
+-- A custom tool's auto_accept function: { name, params } -> { ok = bool }. The host waits
+-- 1 s for the answer; an error counts as no.
+function ops.auto_accept(args, reply)
+  local spec = (require("toolhost.config").options.tools or {})[args.name]
+  local decide = type(spec) == "table" and spec.auto_accept
+  local ok, yes = pcall(type(decide) == "function" and decide or function() return decide == true end, args.params)
+  reply({ ok = ok and yes == true })
 end
 
 -- A custom `fn` tool: fn(params, done) calls done({ ok = bool, output = string }) once, now

@@ -11,6 +11,7 @@ local features = require("toolhost.features")
 
 local buffers = {} -- buf -> per-buffer state
 M.jobs = {} -- job id -> latest record from the host (jobs(), job(), statusline)
+M.job_host = {} -- job id -> the host process record that ran it (host.lua's `proc`)
 
 local function state(buf)
   local st = buffers[buf]
@@ -118,6 +119,17 @@ local function write_blocked(buf)
   return api.nvim_get_current_buf() == buf and (mode:sub(1, 1) == "i" or mode:sub(1, 1) == "R")
 end
 
+-- True while toolhost itself changes a buffer: reply.lua's idle rule does not count it.
+M.writing = false
+
+-- nvim_buf_set_lines as toolhost's own write; returns pcall's results.
+function M.write(buf, first, last, lines)
+  M.writing = true
+  local ok, err = pcall(api.nvim_buf_set_lines, buf, first, last, false, lines)
+  M.writing = false
+  return ok, err
+end
+
 local function conflict(buf, st, edit, why)
   set_stream(buf, st, edit.key, edit.fallback)
   local before = st.diags[edit.key] and st.diags[edit.key].message or edit.job
@@ -162,7 +174,7 @@ local function try_edit(buf, st, edit)
     first = insertion_row(buf, st, last, edit)
     stop = first
   end
-  local ok, err = pcall(api.nvim_buf_set_lines, buf, first, stop, false, edit.lines)
+  local ok, err = M.write(buf, first, stop, edit.lines)
   if not ok then
     if tostring(err):match("E565") or tostring(err):match("textlock") then
       return "waiting"
@@ -218,6 +230,14 @@ local function apply_buffer(entry, results)
   if entry.errors then
     st.errors = entry.errors
   end
+  if entry.awaiting then
+    st.awaiting = entry.awaiting
+  end
+  for _, prompt in ipairs(entry.prompts or {}) do
+    vim.schedule(function()
+      M.ask(buf, prompt)
+    end)
+  end
   for _, edit in ipairs(entry.edits or {}) do
     st.waiting[#st.waiting + 1] = edit
   end
@@ -267,9 +287,11 @@ local function apply_one(batch)
   for _, entry in ipairs(batch.buffers or {}) do
     apply_buffer(entry, results)
   end
+  local host = require("toolhost.host")
   for _, job in ipairs(batch.jobs or {}) do
+    M.job_host[job.id] = host.current() -- only the current host sends batches
     M.jobs[job.id] = job
-    require("toolhost.host").track_pgid(job.pgid, job.status == "running")
+    host.track_pgid(job.pgid, job.status == "running")
   end
   for _, n in ipairs(batch.notify or {}) do
     vim.notify(n.message, vim.log.levels[(n.level or "info"):upper()] or vim.log.levels.INFO)
@@ -297,6 +319,58 @@ function M.apply(batch)
     error(results)
   end
   return { edits = results }
+end
+
+-- A question from the host: whether to run a finished call again (SPEC 4: :ToolRun on a
+-- finished block asks).
+function M.ask(buf, prompt)
+  if prompt.kind ~= "rerun" then
+    return
+  end
+  local question = ("%s already ran (%s). Run it again?"):format(prompt.tool, prompt.status)
+  vim.ui.select({ "Run it again", "Cancel" }, { prompt = question }, function(choice)
+    if choice == "Run it again" then
+      require("toolhost.host").notify("toolhost.run", { buf = buf, call_id = prompt.key, force = true })
+    end
+  end)
+end
+
+-- The host died while `job` ran (SPEC 4, `interrupted`): its block gets the diagnostic and a
+-- result block saying so, written by Lua since no host is left to do it. The next host finds
+-- the job in history as interrupted too, so the call is never re-run by itself.
+function M.interrupt(job)
+  local buf, key = job.buf, job.call_id
+  local st = buf and buffers[buf]
+  job.status = "interrupted"
+  M.jobs[job.id] = job
+  if not st or not key or not api.nvim_buf_is_valid(buf) then
+    return
+  end
+  set_stream(buf, st, key, {})
+  st.diags[key] = {
+    row = (mark_range(buf, st, key)) or 0,
+    severity = vim.diagnostic.severity.ERROR,
+    message = ("✗ %s: interrupted"):format(job.tool),
+  }
+  local _, last = mark_range(buf, st, key)
+  if last and vim.bo[buf].modifiable then
+    M.write(buf, last + 1, last + 1, {
+      ("````result id=%s tool=%s status=interrupted"):format(job.id, job.tool),
+      ("The tool host stopped while this call ran; its output so far: :ToolOutput %s"):format(job.id),
+      "````",
+    })
+  end
+  refresh_diagnostics(buf, st)
+  fire("ToolhostJobFinished", { id = job.id, tool = job.tool, status = "interrupted", buf = buf, call_id = key })
+end
+
+-- Calls awaiting approval in this Neovim's chat buffers (statusline()).
+function M.awaiting_count()
+  local count = 0
+  for _, st in pairs(buffers) do
+    count = count + #(st.awaiting or {})
+  end
+  return count
 end
 
 -- Retries the rewrites that had to wait (InsertLeave, 'modifiable' set back).

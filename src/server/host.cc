@@ -73,6 +73,12 @@ void Host::start() {
   methods_.add("toolhost.detach", bind(&Host::detach));
   methods_.add("toolhost.run", bind(&Host::run));
   methods_.add("toolhost.cancel", bind(&Host::cancel));
+  methods_.add("toolhost.reject", bind(&Host::reject));
+  methods_.add("toolhost.run_all", bind(&Host::run_all));
+  methods_.add("toolhost.run_all_plan", bind(&Host::run_all_plan));
+  methods_.add("toolhost.assistant_done", bind(&Host::assistant_done));
+  methods_.add("toolhost.idle", bind(&Host::idle));
+  methods_.add("jobs.rerun", bind(&Host::rerun));
   methods_.add("jobs.list",
                [this](const nlohmann::json& args) { return jobs_list(engine_, args); });
   methods_.add("jobs.get", [this](const nlohmann::json& args) { return jobs_get(engine_, args); });
@@ -157,20 +163,26 @@ Host::Reply Host::attach(const nlohmann::json& raw) {
   std::string root = args.string_or("root", ".");
   std::string name = args.string_or("name", "");
   std::string filetype = args.string_or("filetype", "");
+  bool auto_run = args.boolean_or("auto_run", false);
+  std::string run_key = args.string_or("run_key", "");
+  std::string reject_key = args.string_or("reject_key", "");
   if (!args.ok()) return core::error(args.error());
   if (buf <= 0) return core::error("`buf` must be a buffer number");
-  if (session::Session* existing = session(buf)) {
+  session::Session* s = session(buf);
+  if (s) {
     // Detached while a job ran: the session kept its jobs; it reads the buffer anew.
-    if (!existing->detached()) return ok();
-    existing->reattach(std::move(root), std::move(name));
-    existing->set_filetype(filetype);
+    if (!s->detached()) return ok();
+    s->reattach(std::move(root), std::move(name));
   } else {
     session::Context context{feedback_, engine_, config_, tools_, &lua_tools_, loop_};
     auto fresh =
         std::make_unique<session::Session>(context, buf, std::move(root), std::move(name));
-    fresh->set_filetype(filetype);
+    s = fresh.get();
     sessions_.emplace(buf, std::move(fresh));
   }
+  s->set_filetype(filetype);
+  s->set_auto_run(auto_run);
+  s->set_keys(std::move(run_key), std::move(reject_key));
   api_.buf_attach(buf, [this, buf](const std::string& error, bool attached) {
     if (error.empty() && attached) return;
     log::warn("nvim_buf_attach(" + std::to_string(buf) + ") failed: " + error);
@@ -197,19 +209,93 @@ void Host::forget(int64_t buf) {
   if (!it->second->has_active()) sessions_.erase(it);
 }
 
-Host::Reply Host::run(const nlohmann::json& raw) {
+Host::Reply Host::with_session(const nlohmann::json& raw,
+                               std::function<void(session::Session&)> action) {
   Args args(raw);
   int64_t buf = args.integer_or("buf", 0);
-  int row = static_cast<int>(args.integer_or("row", 0));
-  bool force = args.boolean_or("force", false);
   if (!args.ok()) return core::error(args.error());
   session::Session* s = session(buf);
   if (!s || s->detached()) return core::error("this buffer is not attached");
-  s->when_ready([this, s, row, force] {
-    s->run_at(row, force);
+  s->when_ready([this, s, action = std::move(action)] {
+    action(*s);
     update_ticker();
   });
   return ok();
+}
+
+Host::Reply Host::run(const nlohmann::json& raw) {
+  Args args(raw);
+  int row = static_cast<int>(args.integer_or("row", 0));
+  bool force = args.boolean_or("force", false);
+  std::string call_id = args.string_or("call_id", "");
+  if (!args.ok()) return core::error(args.error());
+  return with_session(raw, [row, force, call_id](session::Session& s) {
+    // Lua's answer to a re-run prompt names the call: the cursor may have moved since.
+    if (!call_id.empty() && s.rerun(call_id)) return;
+    s.run_at(row, force);
+  });
+}
+
+Host::Reply Host::reject(const nlohmann::json& raw) {
+  Args args(raw);
+  int row = static_cast<int>(args.integer_or("row", 0));
+  std::string reason = args.string_or("reason", "");
+  if (!args.ok()) return core::error(args.error());
+  return with_session(raw, [row, reason](session::Session& s) { s.reject_at(row, reason); });
+}
+
+Host::Reply Host::run_all(const nlohmann::json& raw) {
+  Args args(raw);
+  bool parallel = args.boolean_or("parallel", false);
+  std::vector<std::string> ids;
+  if (args.has("ids")) {
+    const nlohmann::json& list = args.raw()["ids"];
+    if (!list.is_array()) return core::error("`ids` must be a list of call ids");
+    for (const auto& id : list) {
+      if (!id.is_string()) return core::error("`ids` must be a list of call ids");
+      ids.push_back(id.get<std::string>());
+    }
+  }
+  if (!args.ok()) return core::error(args.error());
+  return with_session(raw, [ids, parallel](session::Session& s) { s.run_all(ids, parallel); });
+}
+
+Host::Reply Host::run_all_plan(const nlohmann::json& raw) {
+  Args args(raw);
+  int64_t buf = args.integer_or("buf", 0);
+  if (!args.ok()) return core::error(args.error());
+  session::Session* s = session(buf);
+  if (!s || s->detached()) return core::error("this buffer is not attached");
+  return nlohmann::json{{"calls", s->run_all_plan()}};
+}
+
+Host::Reply Host::assistant_done(const nlohmann::json& raw) {
+  return with_session(raw, [](session::Session& s) { s.reply_complete(false, 0); });
+}
+
+Host::Reply Host::idle(const nlohmann::json& raw) {
+  Args args(raw);
+  int first_row = static_cast<int>(args.integer_or("first_row", 0));
+  if (!args.ok()) return core::error(args.error());
+  return with_session(raw, [first_row](session::Session& s) { s.reply_complete(true, first_row); });
+}
+
+Host::Reply Host::rerun(const nlohmann::json& raw) {
+  Args args(raw);
+  std::string id = args.string("id");
+  if (!args.ok()) return core::error(args.error());
+  const jobs::JobInfo* job = engine_.get(id);
+  if (!job) return core::error("no job " + id);
+  for (auto& [buf, s] : sessions_) {
+    if (s->detached() || s->name() != job->spec.buffer_name) continue;
+    std::string call_id = job->spec.call_id;
+    s->when_ready([this, s = s.get(), call_id] {
+      if (!s->rerun(call_id)) feedback_.notify("toolhost: that tool call is no longer in its buffer", "warn");
+      update_ticker();
+    });
+    return nlohmann::json{{"rerun", true}};
+  }
+  return core::error("the buffer of " + id + " is not attached");
 }
 
 Host::Reply Host::cancel(const nlohmann::json& raw) {

@@ -50,6 +50,14 @@ class Host {
   Reply detach(const nlohmann::json& args);
   Reply run(const nlohmann::json& args);
   Reply cancel(const nlohmann::json& args);
+  Reply reject(const nlohmann::json& args);
+  Reply run_all(const nlohmann::json& args);
+  Reply run_all_plan(const nlohmann::json& args);
+  Reply assistant_done(const nlohmann::json& args);
+  Reply idle(const nlohmann::json& args);
+  Reply rerun(const nlohmann::json& args);
+  // The attached, ready session of args.buf, with `action` run once it has read its buffer.
+  Reply with_session(const nlohmann::json& args, std::function<void(session::Session&)> action);
 
   void serve(const std::string& method);
   // Answers a `toolhost.call` {token, method, args} with nvim_exec_lua(resolve).

@@ -36,6 +36,8 @@ class Session {
   Session(Context context, int64_t buf, std::string root, std::string name);
 
   int64_t buf() const { return buf_; }
+  // The buffer's key in history: its file's absolute path, or Neovim's pid and its number.
+  const std::string& name() const { return name_; }
   // The mirror is loaded once the initial nvim_buf_lines_event arrived; commands that came
   // earlier wait for it.
   void when_ready(std::function<void()> action);

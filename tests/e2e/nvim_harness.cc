@@ -70,7 +70,9 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   }
 
   channel_ = request("nvim_get_api_info", nlohmann::json::array())[0].get<int64_t>();
-  nlohmann::json opts = {{"binary", TOOLHOST_BINARY}, {"log_level", "debug"}};
+  // Auto-run is off unless a test turns it on: a test that edits a buffer must not start
+  // calls by the idle rule behind its back.
+  nlohmann::json opts = {{"binary", TOOLHOST_BINARY}, {"log_level", "debug"}, {"auto_run", false}};
   opts.update(setup_opts);
   lua(R"(
     local root, opts = ...

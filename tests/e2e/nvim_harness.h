@@ -19,7 +19,7 @@ namespace toolhost::e2e {
 class NvimHarness {
  public:
   // Starts Neovim with XDG dirs under a fresh temporary directory, loads the plugin and
-  // calls setup() with `setup_opts` merged over the test defaults. With `share_dirs`, its XDG
+  // calls setup() with `setup_opts` merged over the test defaults (auto_run = false). With `share_dirs`, its XDG
   // dirs are those of that (longer-lived) instance: two Neovims sharing toolhost's state dir.
   explicit NvimHarness(const nlohmann::json& setup_opts = nlohmann::json::object(),
                        const NvimHarness* share_dirs = nullptr);
