@@ -1,6 +1,7 @@
 // toolhost: runs the tool calls an LLM writes into a Neovim chat buffer.
 //   toolhost --stdio [--state-dir D] [--cache-dir D] [--log-file F]   (started by Neovim)
 //   toolhost parse FILE [--json] [--config FILE.json]
+//   toolhost run FILE [--yes] [--dry-run] [--json] [--config FILE.json]
 //   toolhost --version | --print-config
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 
 #include "base/log.h"
 #include "cli/parse_command.h"
+#include "cli/run_command.h"
 #include "core/config.h"
 #include "rpc/peer.h"
 #include "server/host.h"
@@ -107,6 +109,14 @@ int main(int argc, char** argv) {
   parse_app->add_option("file", parse.file, "The chat transcript")->required();
   parse_app->add_flag("--json", parse.json, "Print JSON (rows 0-based, end-exclusive)");
   parse_app->add_option("--config", parse.config_file, "setup() options as JSON (roles)");
+  cli::RunCommand run;
+  CLI::App* run_app = app.add_subcommand(
+      "run", "Run a transcript's pending tool calls and write their results into it");
+  run_app->add_option("file", run.file, "The chat transcript")->required();
+  run_app->add_flag("--yes", run.yes, "Run every call, also those that need approval");
+  run_app->add_flag("--dry-run", run.dry_run, "Say what would run or be held; change nothing");
+  run_app->add_flag("--json", run.json, "Print one JSON object per call");
+  run_app->add_option("--config", run.config_file, "setup() options as JSON");
   bool print_config = false;
   app.add_flag("--print-config", print_config,
                "Print the defaults of the options the host reads, as JSON (setup() names)");
@@ -118,6 +128,14 @@ int main(int argc, char** argv) {
   }
 
   if (parse_app->parsed()) return cli::run_parse_command(parse, std::cout, std::cerr);
+  if (run_app->parsed()) {
+    // The same history and logs as Neovim's host: job ids continue across both.
+    run.state_dir = options.state_dir;
+    run.cache_dir = options.cache_dir;
+    run.progress = ::isatty(2) == 1;
+    std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is an error to report, not a death
+    return cli::run_run_command(run, std::cout, std::cerr);
+  }
   auto level = log::level_from_string(log_level).value_or(log::Level::Warn);
   if (!stdio) {
     std::cout << app.help();

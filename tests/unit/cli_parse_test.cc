@@ -1,5 +1,7 @@
-// `toolhost parse`: reading transcripts like Neovim does, JSON and text output, exit codes.
+// `toolhost parse`: reading transcripts like Neovim does (and writing them back unchanged), JSON
+// and text output, exit codes.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +12,7 @@
 
 #include "cli/parse_command.h"
 #include "cli/transcript.h"
+#include "test_jobs.h"
 
 namespace toolhost::cli {
 namespace {
@@ -62,6 +65,35 @@ TEST(ReadLines, SplitsLikeNvimBufGetLines) {
   auto missing = read_lines("/nonexistent/x.md");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error(), "cannot read /nonexistent/x.md: No such file or directory");
+}
+
+TEST(Transcript, AnyTextRoundTrips) {
+  for (const std::string text :
+       {"", "\n", "a", "a\n", "a\r\nb\r\n", "a\r\nb", "a\nb\r\n", "a\r", "a\r\n\r\n", "\r\n"}) {
+    Transcript transcript = split_transcript(text);
+    EXPECT_EQ(join_transcript(transcript), text) << nlohmann::json(text).dump();
+  }
+  EXPECT_EQ(split_transcript("a\r\nb\r\n").lines, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(split_transcript("a\nb\r\n").lines, (std::vector<std::string>{"a", "b\r"}));
+}
+
+TEST(Transcript, AtomicWritesGoThroughSymlinksKeepTheModeAndLeaveNoTemporaryFile) {
+  jobs::testing::TempDir dir;
+  std::ofstream(dir / "chat.md") << "old\n";
+  ASSERT_EQ(::chmod((dir / "chat.md").c_str(), 0600), 0);
+  std::filesystem::create_symlink("chat.md", dir / "link.md");
+  auto written = write_file_atomically(dir / "link.md", "new\n");
+  ASSERT_TRUE(written) << written.error();
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.md"));
+  EXPECT_EQ(*read_file_text(dir / "chat.md"), "new\n");
+  struct stat st {};
+  ASSERT_EQ(::stat((dir / "chat.md").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  size_t entries = 0;
+  for (auto it = std::filesystem::directory_iterator(dir.path());
+       it != std::filesystem::directory_iterator(); ++it)
+    ++entries;
+  EXPECT_EQ(entries, 2u);
 }
 
 TEST(ParseCommand, JsonListsCallsWithZeroBasedRows) {
