@@ -1,0 +1,94 @@
+// The agent loop in a real Neovim (SPEC 4): a reply arrives as a chat plugin writes it, the
+// auto-run chain runs what may run by itself and stops at the first call that needs approval,
+// and the user approves, rejects or runs everything.
+#include <gtest/gtest.h>
+
+#include "e2e/nvim_harness.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+using Lines = std::vector<std::string>;
+
+std::string text_of(NvimHarness& nvim, int64_t buf) {
+  std::string text;
+  for (const auto& line : nvim.lines(buf)) text += line + "\n";
+  return text;
+}
+
+// A chat buffer holding the user's question, as a chat plugin opens it.
+int64_t open_chat(NvimHarness& nvim, const std::string& name) {
+  nvim.lua("vim.fn.writefile({ 'buy milk' }, 'notes.txt')");
+  nvim.lua("vim.fn.writefile({ 'USER: what is in the notes?' }, ...)", json::array({name}));
+  nvim.command("edit " + name);
+  return nvim.lua("return vim.api.nvim_get_current_buf()").get<int64_t>();
+}
+
+// Appends the assistant's reply the way a chat plugin streams it in, then says it is done.
+void reply(NvimHarness& nvim, int64_t buf, const Lines& lines, bool done = true) {
+  nvim.lua("local buf, lines = ... vim.api.nvim_buf_set_lines(buf, -1, -1, false, lines)",
+           json::array({buf, lines}));
+  if (done) nvim.lua("require('toolhost').assistant_done(...)", json::array({buf}));
+}
+
+const Lines kReply = {"ASSISTANT: Let me look.",
+                      "",
+                      "**Read:** `notes.txt`",
+                      "",
+                      "**bash**",
+                      "```bash",
+                      "echo approved",
+                      "```",
+                      "",
+                      "**bash**",
+                      "```bash",
+                      "cat notes.txt",
+                      "```"};
+
+// Waits for a diagnostic message starting with `prefix`; returns it.
+std::string wait_for_diagnostic(NvimHarness& nvim, const std::string& prefix) {
+  for (;;) {
+    json diags = nvim.wait_for("diagnostics");
+    for (const auto& d : diags) {
+      std::string message = d["message"];
+      if (message.rfind(prefix, 0) == 0) return message;
+    }
+  }
+}
+
+TEST(Workflow, ChainRunsReadOnlyCallsStopsForApprovalAndGoesOnAfterIt) {
+  NvimHarness nvim(json{{"auto_run", true}});
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.forward_user_event("ToolhostAllDone");
+  nvim.forward_diagnostics();
+  int64_t buf = open_chat(nvim, "loop.chat.md");
+  reply(nvim, buf, kReply);
+
+  json read = nvim.wait_for("ToolhostJobFinished");
+  EXPECT_EQ(read["tool"], "read_file");
+  EXPECT_EQ(read["status"], "succeeded");
+  std::string hint = wait_for_diagnostic(nvim, "? run_terminal_command awaiting approval");
+  EXPECT_EQ(hint,
+            "? run_terminal_command awaiting approval (<leader>tr run, <leader>tx reject): "
+            "`echo` is not on the allow list");
+  EXPECT_EQ(nvim.lua("return require('toolhost').statusline()"), "?1 ✓1");
+  EXPECT_EQ(text_of(nvim, buf).find("approved\n````"), std::string::npos);  // not run
+
+  // Outside any block, the run key approves the first call that waits.
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
+  nvim.command("ToolRun");
+  json approved = nvim.wait_for("ToolhostJobFinished");
+  EXPECT_EQ(approved["status"], "succeeded");
+  json cat = nvim.wait_for("ToolhostJobFinished");  // the chain goes on by itself
+  EXPECT_EQ(cat["status"], "succeeded");
+  json all_done = nvim.wait_for("ToolhostAllDone");
+  EXPECT_EQ(all_done["buf"], buf);
+  std::string text = text_of(nvim, buf);
+  EXPECT_NE(text.find("✓ Executed: `echo approved`"), std::string::npos) << text;
+  EXPECT_NE(text.find("✓ Executed: `cat notes.txt`"), std::string::npos) << text;
+  EXPECT_EQ(nvim.lua("return require('toolhost').statusline()"), "✓3");
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
