@@ -146,6 +146,36 @@ function M.assistant_done(buf)
   host.notify("toolhost.assistant_done", { buf = buf })
 end
 
+-- A tool call a chat plugin keeps as structured data (SPEC 10.5): `call` = { id, name,
+-- arguments (a table or a JSON string), row, end_row (0-based, end-exclusive), on_done,
+-- write_result }. toolhost marks the rows, runs the call through the same policy (a call that
+-- is not auto-acceptable waits for the run key), job and feedback, and calls
+-- `on_done({ id, status, output })`; nothing is parsed, and no result block is written
+-- unless `write_result`. Returns the call's id.
+local submissions = 0
+function M.submit(buf, call)
+  buf = buffer(buf)
+  if not M.attach(buf) then
+    return nil
+  end
+  local id = call.id
+  if id == nil or id == "" then
+    submissions = submissions + 1
+    id = ("lua-%x-%d"):format(os.time(), submissions) -- unique across Neovims: history keys by id
+  end
+  require("toolhost.ui").on_submitted(id, call.on_done)
+  host.notify("toolhost.submit", {
+    buf = buf,
+    id = id,
+    name = call.name,
+    arguments = call.arguments or vim.empty_dict(),
+    row = call.row or 0,
+    end_row = call.end_row or ((call.row or 0) + 1),
+    write_result = call.write_result == true,
+  })
+  return id
+end
+
 -- Cancels a job by id, the call under the cursor, or everything (`{ all = true }`).
 function M.cancel(id, opts)
   opts = opts or {}

@@ -12,6 +12,11 @@ local features = require("toolhost.features")
 local buffers = {} -- buf -> per-buffer state
 M.jobs = {} -- job id -> latest record from the host (jobs(), job(), statusline)
 M.job_host = {} -- job id -> the host process record that ran it (host.lua's `proc`)
+local submitted = {} -- submit()'s call id -> on_done
+
+function M.on_submitted(id, callback)
+  submitted[id] = callback
+end
 
 local function state(buf)
   local st = buffers[buf]
@@ -292,6 +297,16 @@ local function apply_one(batch)
     M.job_host[job.id] = host.current() -- only the current host sends batches
     M.jobs[job.id] = job
     host.track_pgid(job.pgid, job.status == "running")
+  end
+  for _, done in ipairs(batch.submitted or {}) do
+    local callback = submitted[done.id]
+    submitted[done.id] = nil
+    if callback then
+      local ok, err = pcall(callback, { id = done.id, status = done.status, output = done.output, job = done.job })
+      if not ok then
+        vim.notify("toolhost: on_done of " .. done.id .. " failed: " .. tostring(err), vim.log.levels.ERROR)
+      end
+    end
   end
   for _, n in ipairs(batch.notify or {}) do
     vim.notify(n.message, vim.log.levels[(n.level or "info"):upper()] or vim.log.levels.INFO)

@@ -79,6 +79,7 @@ void Host::start() {
   methods_.add("toolhost.assistant_done", bind(&Host::assistant_done));
   methods_.add("toolhost.idle", bind(&Host::idle));
   methods_.add("jobs.rerun", bind(&Host::rerun));
+  methods_.add("toolhost.submit", bind(&Host::submit));
   methods_.add("jobs.list",
                [this](const nlohmann::json& args) { return jobs_list(engine_, args); });
   methods_.add("jobs.get", [this](const nlohmann::json& args) { return jobs_get(engine_, args); });
@@ -175,8 +176,7 @@ Host::Reply Host::attach(const nlohmann::json& raw) {
     s->reattach(std::move(root), std::move(name));
   } else {
     session::Context context{feedback_, engine_, config_, tools_, &lua_tools_, loop_};
-    auto fresh =
-        std::make_unique<session::Session>(context, buf, std::move(root), std::move(name));
+    auto fresh = std::make_unique<session::Session>(context, buf, std::move(root), std::move(name));
     s = fresh.get();
     sessions_.emplace(buf, std::move(fresh));
   }
@@ -280,6 +280,21 @@ Host::Reply Host::idle(const nlohmann::json& raw) {
   return with_session(raw, [first_row](session::Session& s) { s.reply_complete(true, first_row); });
 }
 
+Host::Reply Host::submit(const nlohmann::json& raw) {
+  Args args(raw);
+  session::Session::Submission submission;
+  submission.id = args.string_or("id", "");
+  submission.name = args.string("name");
+  submission.arguments = args.raw().value("arguments", nlohmann::json::object());
+  submission.row = static_cast<int>(args.integer_or("row", 0));
+  submission.end_row = static_cast<int>(args.integer_or("end_row", submission.row + 1));
+  submission.write_result = args.boolean_or("write_result", false);
+  if (!args.ok()) return core::error(args.error());
+  return with_session(raw, [submission = std::move(submission)](session::Session& s) mutable {
+    s.submit(std::move(submission));
+  });
+}
+
 Host::Reply Host::rerun(const nlohmann::json& raw) {
   Args args(raw);
   std::string id = args.string("id");
@@ -290,7 +305,8 @@ Host::Reply Host::rerun(const nlohmann::json& raw) {
     if (s->detached() || s->name() != job->spec.buffer_name) continue;
     std::string call_id = job->spec.call_id;
     s->when_ready([this, s = s.get(), call_id] {
-      if (!s->rerun(call_id)) feedback_.notify("toolhost: that tool call is no longer in its buffer", "warn");
+      if (!s->rerun(call_id))
+        feedback_.notify("toolhost: that tool call is no longer in its buffer", "warn");
       update_ticker();
     });
     return nlohmann::json{{"rerun", true}};

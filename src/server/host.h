@@ -56,6 +56,7 @@ class Host {
   Reply assistant_done(const nlohmann::json& args);
   Reply idle(const nlohmann::json& args);
   Reply rerun(const nlohmann::json& args);
+  Reply submit(const nlohmann::json& args);
   // The attached, ready session of args.buf, with `action` run once it has read its buffer.
   Reply with_session(const nlohmann::json& args, std::function<void(session::Session&)> action);
 

@@ -89,6 +89,10 @@ void Feedback::prompt(int64_t buf, nlohmann::json prompt) {
   buffer(buf, "prompts").push_back(std::move(prompt));
 }
 
+void Feedback::submitted(nlohmann::json done) {
+  top("submitted").push_back(std::move(done));
+}
+
 void Feedback::job(nlohmann::json job) {
   top("jobs").push_back(std::move(job));
 }

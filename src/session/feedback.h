@@ -63,6 +63,8 @@ class Feedback {
   // Asks the user something Lua must show (vim.ui.select), e.g. whether to run a finished call
   // again: { kind, key, row, tool, status }.
   void prompt(int64_t buf, nlohmann::json prompt);
+  // A submitted call ended: { id, job, status, output } for the plugin's on_done.
+  void submitted(nlohmann::json done);
   // A job's new state for Lua's job mirror (toolhost.jobs(), statusline); see job_entry().
   void job(nlohmann::json job);
   // Every job the host knows, replacing the mirror (sent when Lua sets the host up).

@@ -86,6 +86,14 @@ void Session::on_lines(const nvim::LinesEvent& event) {
   }
 }
 
+std::vector<std::string> Session::rows(int first, int end) const {
+  // A submitted call's rows come from a chat plugin, not from this mirror: clamp them.
+  const int count = static_cast<int>(lines().size());
+  first = std::clamp(first, 0, count);
+  end = std::clamp(end, first, count);
+  return std::vector<std::string>(lines().begin() + first, lines().begin() + end);
+}
+
 void Session::take(const parse::ParseDelta& delta) {
   unsynced_.added.insert(unsynced_.added.end(), delta.added.begin(), delta.added.end());
   unsynced_.removed.insert(unsynced_.removed.end(), delta.removed.begin(), delta.removed.end());
@@ -151,11 +159,18 @@ const parse::ToolCall* Session::call_at(int row, const CallFilter& preferred) co
   // A block may hold several calls (an XML <tool> with several <action>s); they share its
   // rows, so the first one the command can act on is meant.
   const parse::ToolCall* first = nullptr;
-  for (const auto& call : parser_.result().calls) {
+  auto consider = [&](const parse::ToolCall& call) {
     int end = call.result ? call.result->end : call.end;
-    if (row < call.start || row >= end) continue;
-    if (preferred(call)) return &call;
+    if (row < call.start || row >= end) return false;
+    if (preferred(call)) return true;
     if (!first) first = &call;
+    return false;
+  };
+  for (const auto& call : parser_.result().calls) {
+    if (consider(call)) return &call;
+  }
+  for (const auto& [id, submitted] : submitted_) {
+    if (consider(submitted.call)) return &submitted.call;
   }
   return first;
 }
@@ -216,9 +231,9 @@ void Session::start(const parse::ToolCall& call, Origin origin) {
     active.replaces = call.result;
     ctx_.feedback.forget(buf_, call_id);
     ctx_.feedback.mark(buf_, call_id, call.start, call.result->end - 1);
-    active.block.assign(lines().begin() + call.start, lines().begin() + call.result->end);
+    active.block = rows(call.start, call.result->end);
   } else {
-    active.block.assign(lines().begin() + call.start, lines().begin() + call.end);
+    active.block = rows(call.start, call.end);
     if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
   }
   marked_[call_id] = call.start;
@@ -301,6 +316,20 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
   ResultOptions options;
   options.part = call.part;
   options.starts_message = [this](std::string_view line) { return starts_message(line); };
+  Severity severity = job.status == core::Status::Succeeded ? Severity::Info : Severity::Error;
+  if (auto submitted = submitted_.find(call.id); submitted != submitted_.end()) {
+    // A structured call: the chat plugin gets the result; the buffer only if it asked.
+    submitted->second.call.status = job.status;
+    std::string output;
+    for (const auto& line : body) output += line + "\n";
+    ctx_.feedback.submitted({{"id", call.id},
+                             {"job", job.id},
+                             {"status", core::to_string(job.status)},
+                             {"output", output}});
+    if (!submitted->second.write_result) {
+      return ctx_.feedback.diagnostic(buf_, call.id, call.start, severity, message);
+    }
+  }
   std::vector<std::string> result = result_block(job, std::move(body), options);
   Feedback::Rewrite rewrite;
   rewrite.key = call.id;
@@ -320,7 +349,6 @@ void Session::write_result(const parse::ToolCall& call, const std::vector<std::s
     rewrite.lines = executed_form(call, block, job.status);
     rewrite.lines.insert(rewrite.lines.end(), result.begin(), result.end());
   }
-  Severity severity = job.status == core::Status::Succeeded ? Severity::Info : Severity::Error;
   // Re-attached but not read yet: the result waits for the buffer (and Lua's extmark).
   when_ready([this, call, rerun, rewrite = std::move(rewrite), severity, message]() mutable {
     if (keeps_block(call) && !rerun) place_after_earlier_parts(call, rewrite);
@@ -363,7 +391,7 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
   spec.params = call.params;
   spec.buffer_name = name_;
   const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason);
-  std::vector<std::string> block(lines().begin() + call.start, lines().begin() + call.end);
+  std::vector<std::string> block = rows(call.start, call.end);
   if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
   write_result(call, block, job, {"Refused: " + reason}, "✗ " + call.tool + ": refused: " + reason);
   ctx_.feedback.job(job_entry(job, buf_));

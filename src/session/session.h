@@ -62,6 +62,18 @@ class Session {
   // toolhost's own, made at `first_row` or below (Lua's timer). Its unclosed fence becomes an
   // error, and with auto-run on its auto-acceptable calls start (SPEC 4).
   void reply_complete(bool idle, int first_row);
+  // A structured call from a chat plugin (submit(), SPEC 10.5): nothing is parsed; it gets
+  // an extmark on rows [row, end_row), the same policy, job and feedback, and its result goes
+  // back to the plugin (and into the buffer after end_row only with `write_result`).
+  struct Submission {
+    std::string id;  // the plugin's; one is made when empty
+    std::string name;
+    nlohmann::json arguments;  // an object, or a JSON-encoded string
+    int row = 0;
+    int end_row = 0;
+    bool write_result = false;
+  };
+  void submit(Submission submission);
   // Whether auto-run runs this buffer's calls, and the keys the approval hint names.
   void set_auto_run(bool on) { auto_run_ = on; }
   void set_keys(std::string run, std::string reject);
@@ -128,7 +140,8 @@ class Session {
   void run_call(const parse::ToolCall& call, bool force);
   // A pending-looking call that history says ran: its diagnostic says how it ended.
   void show_history(const parse::ToolCall& call);
-  void take(const parse::ParseDelta& delta);  // into unsynced_
+  void take(const parse::ParseDelta& delta);                // into unsynced_
+  std::vector<std::string> rows(int first, int end) const;  // of the mirror, clamped
   // Rewrites the block to its executed form with the result block under it.
   void write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
                     const jobs::JobInfo& job, std::vector<std::string> body,
@@ -158,6 +171,12 @@ class Session {
   bool chain_ = false;                 // auto-run goes on after each success
   std::deque<std::string> run_all_;    // :ToolRunAll's calls still to start
   bool run_all_parallel_ = false;
+  struct Submitted {
+    parse::ToolCall call;
+    bool write_result = false;
+  };
+  std::map<std::string, Submitted> submitted_;  // submit()'s calls, by id
+  uint64_t next_submission_ = 1;
   bool handled_ = false;  // a call of the last reply ran or was rejected since it completed
   bool all_done_sent_ = false;
 };

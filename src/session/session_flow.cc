@@ -52,12 +52,19 @@ const parse::ToolCall* Session::find_call(const std::string& id) const {
   for (const auto& call : parser_.result().calls) {
     if (call.id == id) return &call;
   }
-  return nullptr;
+  auto submitted = submitted_.find(id);
+  return submitted == submitted_.end() ? nullptr : &submitted->second.call;
 }
 
 const parse::ToolCall* Session::first_awaiting() const {
   for (const parse::ToolCall* call : reply_calls()) {
     if (std::find(awaiting_.begin(), awaiting_.end(), call->id) != awaiting_.end()) return call;
+  }
+  // Else the oldest structured call that waits (submit()).
+  for (const auto& id : awaiting_) {
+    if (auto submitted = submitted_.find(id); submitted != submitted_.end()) {
+      return &submitted->second.call;
+    }
   }
   return nullptr;
 }
@@ -187,7 +194,7 @@ void Session::reject_at(int row, const std::string& reason) {
   const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason, core::Status::Rejected);
   std::vector<std::string> body = {"The user declined to run this tool call."};
   if (!reason.empty()) body.push_back("Reason: " + reason);
-  std::vector<std::string> block(lines().begin() + rejected.start, lines().begin() + rejected.end);
+  std::vector<std::string> block = rows(rejected.start, rejected.end);
   write_result(rejected, block, job, std::move(body), "✗ " + rejected.tool + ": rejected");
   ctx_.feedback.job(job_entry(job, buf_));
   announce_finished(job);
