@@ -117,6 +117,13 @@ function M.ensure()
     return nil, "cannot start " .. bin
   end
   state.job, state.chan, state.proc = job, job, proc
+  -- Neovim ends its jobs when it exits: that is no crash to report.
+  vim.api.nvim_create_autocmd("VimLeavePre", {
+    once = true,
+    callback = function()
+      proc.stopping = true
+    end,
+  })
   vim.rpcnotify(job, "toolhost.setup", config.for_host())
   return job
 end

@@ -161,12 +161,16 @@ local function insertion_row(buf, st, last, edit)
   return math.min(row, api.nvim_buf_line_count(buf))
 end
 
--- Rewrites a block if it still reads what the host expects; returns what became of it.
+-- Rewrites a block if it still reads what the host expects; returns what became of it. The
+-- block is the `expect` lines from its mark's first row on: the mark's end may lag behind a
+-- block that grew after it was marked (a `> purpose` line streamed in after the fence) or
+-- cover less than a re-run replaces (the old result block).
 local function try_edit(buf, st, edit)
-  local row, last = mark_range(buf, st, edit.key)
+  local row = mark_range(buf, st, edit.key)
   if not row then
     return conflict(buf, st, edit, "the block was deleted")
   end
+  local last = row + math.max(#edit.expect, 1) - 1
   if write_blocked(buf) then
     return "waiting"
   end

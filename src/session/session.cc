@@ -226,16 +226,11 @@ void Session::start(const parse::ToolCall& call, Origin origin) {
   active.call = call;
   active.origin = origin;
   const std::string call_id = call.id;
-  if (call.result) {
-    // A re-run: the old result block goes with the new one, so the block's mark covers both.
-    active.replaces = call.result;
-    ctx_.feedback.forget(buf_, call_id);
-    ctx_.feedback.mark(buf_, call_id, call.start, call.result->end - 1);
-    active.block = rows(call.start, call.result->end);
-  } else {
-    active.block = rows(call.start, call.end);
-    if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
-  }
+  // The rewrite expects these rows from the block's first line on (Lua finds it by its mark);
+  // a re-run's take its old result block with them.
+  active.block = rows(call.start, call.result ? call.result->end : call.end);
+  if (call.result) active.replaces = call.result;
+  if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
   marked_[call_id] = call.start;
   active.started_ns = uv_hrtime();
   auto [it, inserted] = active_.emplace(call_id, std::move(active));

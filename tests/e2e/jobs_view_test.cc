@@ -195,28 +195,10 @@ TEST(JobsQueries, AnswerWithResultsAndClearErrors) {
   EXPECT_EQ(unknown["err"], "unknown method jobs.nope");
 }
 
-// Calls the Lua function `check(chan, batch)` after every batch ui.apply() applies, and once
-// now with no batch, so a test can forward to itself the state it waits for.
-void after_each_batch(NvimHarness& nvim, const std::string& check) {
-  nvim.lua(R"(
-    local chan, source = ...
-    local check = assert(loadstring("return " .. source))()
-    local ui = require("toolhost.ui")
-    local apply = ui.apply
-    ui.apply = function(batch)
-      local result = apply(batch)
-      check(chan, batch)
-      return result
-    end
-    check(chan, nil)
-  )",
-           json::array({nvim.channel(), check}));
-}
-
 // Forwards, as notification "all_jobs", the ids of every `all_jobs` list ui.apply() applied.
 void forward_all_jobs(NvimHarness& nvim) {
   nvim.listen("all_jobs");
-  after_each_batch(nvim, R"(function(chan, batch)
+  nvim.after_each_batch(R"(function(chan, batch)
     if batch and batch.all_jobs then
       vim.rpcnotify(chan, "all_jobs", vim.tbl_map(function(job) return job.id end, batch.all_jobs))
     end
@@ -288,7 +270,7 @@ TEST(JobsView, OutputOfABlockFindsItsJobFromAnEarlierNeovim) {
   wait_all_jobs_with(nvim, id);
   // The block's extmark comes with a later batch: wait until it is applied.
   nvim.listen("marked");
-  after_each_batch(nvim, R"(function(chan)
+  nvim.after_each_batch(R"(function(chan)
     if require("toolhost.ui").call_at(vim.api.nvim_get_current_buf(), 4) then
       vim.rpcnotify(chan, "marked", true)
     end

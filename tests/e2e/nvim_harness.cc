@@ -179,6 +179,22 @@ void NvimHarness::forward_diagnostics() {
       nlohmann::json::array({channel_}));
 }
 
+void NvimHarness::after_each_batch(const std::string& check) {
+  lua(R"(
+    local chan, source = ...
+    local check = assert(loadstring("return " .. source))()
+    local ui = require("toolhost.ui")
+    local apply = ui.apply
+    ui.apply = function(batch)
+      local result = apply(batch)
+      check(chan, batch)
+      return result
+    end
+    check(chan, nil)
+  )",
+      nlohmann::json::array({channel_, check}));
+}
+
 void NvimHarness::forward_notify() {
   listen("notify");
   lua(R"(

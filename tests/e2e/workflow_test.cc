@@ -90,5 +90,30 @@ TEST(Workflow, ChainRunsReadOnlyCallsStopsForApprovalAndGoesOnAfterIt) {
   EXPECT_EQ(nvim.lua("return require('toolhost').statusline()"), "✓3");
 }
 
+// A block that grows after it first parsed (its `> purpose` line streamed in after the closing
+// fence) still gets its result: the mark covers the block as it is when the call starts.
+TEST(Workflow, BlockThatGrewWhileStreamingIsRewrittenWhenItRuns) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.listen("marked");
+  nvim.after_each_batch(R"(function(chan, batch)
+    for _, entry in ipairs(batch and batch.buffers or {}) do
+      if entry.marks and #entry.marks > 0 then vim.rpcnotify(chan, "marked", entry.marks) end
+    end
+  end)");
+  int64_t buf = open_chat(nvim, "grow.chat.md");
+  reply(nvim, buf, {"ASSISTANT: Here.", "", "**bash**", "```bash", "echo grown", "```"}, false);
+  nvim.wait_for("marked");  // the block has its extmark before it grows
+  reply(nvim, buf, {"> streamed in later", "USER: "}, false);
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {4, 0})");
+  nvim.command("ToolRun");
+  json done = nvim.wait_for("ToolhostJobFinished");
+  ASSERT_EQ(done["status"], "succeeded");
+  std::string text = text_of(nvim, buf);
+  EXPECT_NE(text.find("✓ Executed: `echo grown`\n> streamed in later\n````result id="),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace toolhost::e2e
