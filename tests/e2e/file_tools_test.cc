@@ -36,7 +36,8 @@ json run_block(NvimHarness& nvim, int64_t buf, const std::string& marker) {
   Lines lines = nvim.lines(buf);
   size_t row = 0;
   while (row < lines.size() && lines[row] != marker) ++row;
-  if (row == lines.size()) throw std::runtime_error("no line " + marker);
+  if (row == lines.size())
+    throw std::runtime_error("no line " + marker + " in " + json(lines).dump(1));
   nvim.lua("vim.api.nvim_set_current_buf(...)", json::array({buf}));
   nvim.lua("vim.api.nvim_win_set_cursor(0, {...})", json::array({row + 1, 0}));
   nvim.command("ToolRun");
@@ -205,7 +206,8 @@ TEST(FileTools, EditBufferChangesALoadedBufferInsideTheRootOnly) {
       << result_text(nvim, chat);
 }
 
-// A custom `fn` tool runs in Neovim and answers later; one that never answers times out.
+// A custom `fn` tool runs in Neovim and answers later; one that never answers times out; a
+// `cmd` tool runs its argv with the parameter as one element.
 TEST(FileTools, CustomLuaToolReportsBackAndTimesOut) {
   NvimHarness nvim;
   nvim.forward_user_event("ToolhostJobFinished");
@@ -220,13 +222,17 @@ TEST(FileTools, CustomLuaToolReportsBackAndTimesOut) {
           end,
         },
         mute = { fn = function() end, timeout_ms = 300 },
+        echo_arg = { cmd = { "printf", "[%s]", "${text}" } },
       },
     })
   )");
-  int64_t chat = open_chat(nvim, "lua.chat.md",
-                           {"USER: x", "ASSISTANT: y", "", "```json",
-                            R"({"tool": "shout", "parameters": {"text": "hello"}})", "```", "",
-                            "```json ", R"({"tool": "mute", "parameters": {}})", "```", "USER: "});
+  int64_t chat =
+      open_chat(nvim, "lua.chat.md",
+                {"USER: x", "ASSISTANT: y", "", "```json",
+                 R"({"tool": "shout", "parameters": {"text": "hello"}})", "```", "", "```json ",
+                 R"({"tool": "mute", "parameters": {}})", "```", "", "```json  ",
+                 R"json({"tool": "echo_arg", "parameters": {"text": "a; touch pwned $(id)"}})json",
+                 "```", "USER: "});
   json shout = run_block(nvim, chat, "```json");
   ASSERT_EQ(shout["status"], "succeeded") << result_text(nvim, chat);
   EXPECT_NE(result_text(nvim, chat).find("\nHELLO\n"), std::string::npos)
@@ -234,6 +240,12 @@ TEST(FileTools, CustomLuaToolReportsBackAndTimesOut) {
   EXPECT_EQ(result_text(nvim, chat).find("Stdout:"), std::string::npos);  // no process ran
   json mute = run_block(nvim, chat, "```json ");
   EXPECT_EQ(mute["status"], "timed_out") << result_text(nvim, chat);
+  // A `cmd` tool from setup(): the parameter is one argv element, never shell text.
+  json echoed = run_block(nvim, chat, "```json  ");
+  ASSERT_EQ(echoed["status"], "succeeded") << result_text(nvim, chat);
+  EXPECT_NE(result_text(nvim, chat).find("\n[a; touch pwned $(id)]\n"), std::string::npos)
+      << result_text(nvim, chat);
+  EXPECT_FALSE(fs::exists(fs::path(nvim.temp_dir()) / "pwned"));
 }
 
 }  // namespace
