@@ -60,5 +60,52 @@ TEST(Attach, RunOnAnUnclosedBlockSaysItIsNotClosedYet) {
   EXPECT_EQ(note["level"], 3);  // vim.log.levels.WARN
 }
 
+// Chat buffers attach by filetype (chat_filetypes) or by name (chat_patterns); others not.
+TEST(Attach, ByFiletypeOrByChatNameOnly) {
+  NvimHarness nvim;
+  auto attached = [&](const std::string& name, const std::string& filetype) {
+    nvim.command("edit " + name);
+    if (!filetype.empty()) nvim.command("setfiletype " + filetype);
+    return nvim.lua("return require('toolhost.host').is_attached(vim.api.nvim_get_current_buf())")
+        .get<bool>();
+  };
+  EXPECT_TRUE(attached("talk.chat.md", ""));
+  EXPECT_TRUE(attached("sidekick.txt", "llm-sidekick"));
+  EXPECT_TRUE(attached("cc.txt", "codecompanion"));
+  EXPECT_FALSE(attached("notes.md", "markdown"));
+  EXPECT_FALSE(attached("main.c", ""));
+}
+
+// While a job runs, its last output lines show under the block (ToolhostJobOutput says when),
+// and they go when it ends.
+TEST(Attach, StreamedLinesAppearWhileTheJobRunsAndGoWhenItEnds) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobOutput");
+  nvim.forward_user_event("ToolhostJobFinished");
+  int64_t buf = nvim.open_fixture("bash_block.chat.md", "stream.chat.md");
+  // It prints a line, then waits for the test to let it end.
+  nvim.lua(R"(vim.api.nvim_buf_set_lines(0, 5, 6, false,
+    { "echo first; while [ ! -e go ]; do sleep 0.02; done; echo second" }))");
+  auto virt_lines = [&] {
+    return nvim.lua(R"(
+      local out = {}
+      for _, m in ipairs(vim.api.nvim_buf_get_extmarks(..., require("toolhost.ui").namespace, 0, -1, { details = true })) do
+        for _, line in ipairs(m[4].virt_lines or {}) do out[#out + 1] = line[1][1] end
+      end
+      return out
+    )",
+                    json::array({buf}));
+  };
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
+  nvim.command("ToolRun");
+  json output = nvim.wait_for("ToolhostJobOutput");
+  EXPECT_EQ(output["lines"], json::array({"first"}));
+  EXPECT_EQ(virt_lines(), json::array({"first"}));
+  signal_go(nvim);
+  json done = nvim.wait_for("ToolhostJobFinished");
+  EXPECT_EQ(done["status"], "succeeded");
+  EXPECT_EQ(virt_lines(), json::array());
+}
+
 }  // namespace
 }  // namespace toolhost::e2e
