@@ -90,11 +90,7 @@ jobs::Engine& Runner::engine() {
   jobs::EngineOptions options;
   options.state_dir = command_.state_dir;
   options.cache_dir = command_.cache_dir;
-  options.max_concurrent = config_.max_concurrent;
-  options.kill_grace_ms = config_.kill_grace_ms;
-  options.log_max_bytes = config_.output.log_max_bytes;
-  options.history_max = config_.history_max;
-  engine_ = std::make_unique<jobs::Engine>(&loop_, std::move(options));
+  engine_ = std::make_unique<jobs::Engine>(&loop_, jobs::with_config(std::move(options), config_));
   // A job runs in its own process group, out of reach of the terminal's ^C: the run cancels it
   // (and writes its `canceled` result) instead of leaving it behind.
   const int signums[] = {SIGINT, SIGTERM, SIGHUP};

@@ -97,6 +97,14 @@ std::string Engine::submit(JobSpec spec, JobEvents events) {
   return id;
 }
 
+EngineOptions with_config(EngineOptions options, const core::Config& config) {
+  options.max_concurrent = config.max_concurrent;
+  options.kill_grace_ms = config.kill_grace_ms;
+  options.log_max_bytes = config.output.log_max_bytes;
+  options.history_max = config.history_max;
+  return options;
+}
+
 const JobInfo& Engine::refuse(JobSpec spec, std::string reason, Status status) {
   Job& job = create(std::move(spec));
   job.info.status = status;

@@ -39,6 +39,10 @@ struct EngineOptions {
   size_t history_max = core::defaults::kHistoryMax;
 };
 
+// The options of setup() the engine follows (max_concurrent, kill_grace_ms,
+// output.log_max_bytes, history_max), over `options`.
+EngineOptions with_config(EngineOptions options, const core::Config& config);
+
 // Events of one job, in this order: started (not for a job canceled while queued or one that
 // could not start), output…, finished (exactly once). `started` fires inside submit() when a
 // slot is free; `finished` does not fire inside submit() (except after shutdown(), when a new

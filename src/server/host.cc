@@ -138,12 +138,7 @@ Host::Reply Host::setup(const nlohmann::json& args) {
   // Sessions attached from now on parse with the custom tools too (Lua sets the host up
   // before it attaches a buffer).
   tools_ = core::tool_table_for(config_);
-  jobs::EngineOptions engine = engine_.options();
-  engine.max_concurrent = config_.max_concurrent;
-  engine.kill_grace_ms = config_.kill_grace_ms;
-  engine.log_max_bytes = config_.output.log_max_bytes;
-  engine.history_max = config_.history_max;
-  engine_.set_options(engine);
+  engine_.set_options(jobs::with_config(engine_.options(), config_));
   uv_timer_set_repeat(&ticker_, std::max<uint64_t>(10, config_.output.stream_interval_ms));
   // Lua's job mirror (toolhost.jobs(), statusline) starts from what the host knows, history
   // included, so it lists the same jobs as jobs.list also right after a restart.
