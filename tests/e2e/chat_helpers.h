@@ -152,21 +152,26 @@ inline int sent(NvimHarness& nvim, const std::string& method) {
   return nvim.lua("return (_G.sent or {})[...] or 0", nlohmann::json::array({method})).get<int>();
 }
 
-// A round trip through the host, twice: everything Lua sent it before has been handled and
-// the feedback that produced has been applied (the host sends a batch one loop iteration
-// after the messages it answers). Returns the host's job list then (jobs.list).
-inline nlohmann::json barrier(NvimHarness& nvim) {
+// A round trip through the host, twice: everything Lua sent it before has been handled (with
+// `buf`, also what waited for the host to read that buffer) and the feedback that produced
+// has been applied (the host sends a batch one loop iteration after the messages it answers).
+// Returns the host's job list then (jobs.list).
+inline nlohmann::json barrier(NvimHarness& nvim, int64_t buf = 0) {
   nvim.listen("barrier");
   nvim.lua(R"(
-    local chan = ...
+    local chan, buf = ...
     local host = require("toolhost.host")
-    host.call("jobs.list", {}, function()
+    local first, args = "jobs.list", {}
+    if buf ~= 0 then
+      first, args = "toolhost.run_all_plan", { buf = buf }
+    end
+    host.call(first, args, function()
       host.call("jobs.list", {}, function(err, result)
         vim.rpcnotify(chan, "barrier", { err = err or vim.NIL, jobs = result and result.jobs or {} })
       end)
     end)
   )",
-           nlohmann::json::array({nvim.channel()}));
+           nlohmann::json::array({nvim.channel(), buf}));
   nlohmann::json answer = nvim.wait_for("barrier");
   if (!answer["err"].is_null()) throw std::runtime_error("barrier: " + answer["err"].dump());
   return answer["jobs"];
