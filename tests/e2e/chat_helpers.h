@@ -54,11 +54,18 @@ inline void reply(NvimHarness& nvim, int64_t buf, const Lines& lines, bool done 
   if (done) nvim.lua("require('toolhost').assistant_done(...)", nlohmann::json::array({buf}));
 }
 
-// A reply of the form "ASSISTANT: …" followed by one bash block per command.
+// A reply of the form "ASSISTANT: …" followed by one bash block per command (a command may
+// hold several lines).
 inline Lines bash_reply(const std::vector<std::string>& commands) {
   Lines lines = {"ASSISTANT: Let me run these."};
   for (const auto& command : commands) {
-    lines.insert(lines.end(), {"", "**bash**", "```bash", command, "```"});
+    lines.insert(lines.end(), {"", "**bash**", "```bash"});
+    size_t from = 0;
+    for (size_t nl; (nl = command.find('\n', from)) != std::string::npos; from = nl + 1) {
+      lines.push_back(command.substr(from, nl - from));
+    }
+    lines.push_back(command.substr(from));
+    lines.push_back("```");
   }
   return lines;
 }
