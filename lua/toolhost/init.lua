@@ -44,6 +44,22 @@ local function set_keymaps(buf)
   end
 end
 
+-- Neovim ends every buffer-update listener of a buffer it unloads or re-reads (:e, :bd), the
+-- host's included: the buffer is forgotten, and attached again once a reload is over (a buffer
+-- read again later is attached by the chat detection or :ToolAttach).
+local function detached(buf)
+  host.forget(buf)
+  vim.schedule(function()
+    if not vim.api.nvim_buf_is_valid(buf) then
+      return
+    end
+    pcall(require("toolhost.ui").forget_buffer, buf)
+    if vim.api.nvim_buf_is_loaded(buf) then
+      M.attach(buf)
+    end
+  end)
+end
+
 function M.attach(buf)
   buf = buffer(buf)
   if host.is_attached(buf) then
@@ -56,7 +72,7 @@ function M.attach(buf)
   set_keymaps(buf)
   local reply = require("toolhost.reply")
   reply.listen(config.options.auto_run_events)
-  reply.watch(buf)
+  reply.watch(buf, function() detached(buf) end)
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,

@@ -77,6 +77,7 @@ function M.open()
   end
   vim.cmd("botright new")
   view.buf = api.nvim_get_current_buf()
+  api.nvim_win_set_option(0, "wrap", false) -- one screen line per job, whatever its command
   pcall(api.nvim_buf_set_name, view.buf, "toolhost://jobs")
   for option, value in pairs({ buftype = "nofile", bufhidden = "wipe", swapfile = false, filetype = "toolhost-jobs" }) do
     vim.bo[view.buf][option] = value

@@ -3,7 +3,8 @@
 -- `auto_run_idle_ms` after a change that was not toolhost's own (ui.lua marks its writes). The
 -- host then decides: the last reply must have changed and its last block be closed.
 -- Opening a transcript or reloading it with :e is no change here: on_lines does not fire for
--- the text a buffer is loaded with, and a reload calls on_reload instead.
+-- the text a buffer is loaded with, and a reload (or an unload) ends the watch (on_detach; the
+-- host's nvim_buf_attach ends with it) until the buffer is attached again.
 local M = {}
 
 local uv = vim.uv or vim.loop
@@ -29,7 +30,9 @@ local function idle(buf, w)
   require("toolhost.host").notify("toolhost.idle", { buf = buf, first_row = first_row })
 end
 
-function M.watch(buf)
+-- `on_detached()` runs when Neovim ends the watch itself (the buffer is unloaded or re-read),
+-- not after unwatch().
+function M.watch(buf, on_detached)
   if watched[buf] then
     return
   end
@@ -54,6 +57,9 @@ function M.watch(buf)
       if watched[buf] == w then
         stop(w)
         watched[buf] = nil
+        if on_detached then
+          on_detached()
+        end
       end
     end,
   })

@@ -111,6 +111,19 @@ void Host::serve(const std::string& method) {
 }
 
 void Host::bridge(const nlohmann::json& raw) {
+  // A question about an attached buffer (toolhost.run_all_plan) is answered once the host has
+  // read that buffer, after the commands on it sent before (with_session): right after the
+  // attach its mirror may still be empty.
+  const nlohmann::json call_args =
+      raw.is_object() ? raw.value("args", nlohmann::json()) : nlohmann::json();
+  if (call_args.is_object() && call_args.contains("buf") && call_args["buf"].is_number_integer()) {
+    session::Session* s = session(call_args["buf"].get<int64_t>());
+    if (s && !s->detached()) return s->when_ready([this, raw] { answer(raw); });
+  }
+  answer(raw);
+}
+
+void Host::answer(const nlohmann::json& raw) {
   Args args(raw);
   nlohmann::json token = args.raw().value("token", nlohmann::json());
   std::string method = args.string("method");

@@ -62,7 +62,9 @@ class Host {
 
   void serve(const std::string& method);
   // Answers a `toolhost.call` {token, method, args} with nvim_exec_lua(resolve).
+  // One about an attached buffer waits until the host has read it.
   void bridge(const nlohmann::json& args);
+  void answer(const nlohmann::json& args);
   session::Session* session(int64_t buf);
   void forget(int64_t buf);
   void send_batch(nlohmann::json batch);

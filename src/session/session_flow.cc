@@ -163,7 +163,9 @@ void Session::maybe_all_done() {
   for (const parse::ToolCall* call : reply_calls()) {
     if (active_.count(call->id)) return;
     if (std::find(awaiting_.begin(), awaiting_.end(), call->id) != awaiting_.end()) return;
-    if (auto_run_ && pending(*call) &&
+    // The chain goes on to it (or asks its auto_accept function); once the chain stopped (a
+    // failure, rejection or cancel), a pending call waits for the user like any other.
+    if (chain_ && pending(*call) &&
         tools::auto_accept(*call, ctx_.config, root_).verdict != tools::Approval::Verdict::No) {
       return;
     }

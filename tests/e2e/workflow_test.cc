@@ -3,34 +3,12 @@
 // and the user approves, rejects or runs everything.
 #include <gtest/gtest.h>
 
-#include "e2e/nvim_harness.h"
+#include "e2e/chat_helpers.h"
 
 namespace toolhost::e2e {
 namespace {
 
 using nlohmann::json;
-using Lines = std::vector<std::string>;
-
-std::string text_of(NvimHarness& nvim, int64_t buf) {
-  std::string text;
-  for (const auto& line : nvim.lines(buf)) text += line + "\n";
-  return text;
-}
-
-// A chat buffer holding the user's question, as a chat plugin opens it.
-int64_t open_chat(NvimHarness& nvim, const std::string& name) {
-  nvim.lua("vim.fn.writefile({ 'buy milk' }, 'notes.txt')");
-  nvim.lua("vim.fn.writefile({ 'USER: what is in the notes?' }, ...)", json::array({name}));
-  nvim.command("edit " + name);
-  return nvim.lua("return vim.api.nvim_get_current_buf()").get<int64_t>();
-}
-
-// Appends the assistant's reply the way a chat plugin streams it in, then says it is done.
-void reply(NvimHarness& nvim, int64_t buf, const Lines& lines, bool done = true) {
-  nvim.lua("local buf, lines = ... vim.api.nvim_buf_set_lines(buf, -1, -1, false, lines)",
-           json::array({buf, lines}));
-  if (done) nvim.lua("require('toolhost').assistant_done(...)", json::array({buf}));
-}
 
 const Lines kReply = {"ASSISTANT: Let me look.",
                       "",
@@ -45,17 +23,6 @@ const Lines kReply = {"ASSISTANT: Let me look.",
                       "```bash",
                       "cat notes.txt",
                       "```"};
-
-// Waits for a diagnostic message starting with `prefix`; returns it.
-std::string wait_for_diagnostic(NvimHarness& nvim, const std::string& prefix) {
-  for (;;) {
-    json diags = nvim.wait_for("diagnostics");
-    for (const auto& d : diags) {
-      std::string message = d["message"];
-      if (message.rfind(prefix, 0) == 0) return message;
-    }
-  }
-}
 
 TEST(Workflow, ChainRunsReadOnlyCallsStopsForApprovalAndGoesOnAfterIt) {
   NvimHarness nvim(json{{"auto_run", true}});
