@@ -98,9 +98,10 @@ void Session::release(const std::string& call_id) {
 void Session::reply_complete(bool idle, int first_row) {
   if (idle) {
     // Only a reply that changed while attached, by anyone but toolhost, and whose last block
-    // is closed: opening an old transcript runs nothing (SPEC 4, rule c).
+    // is closed: opening an old transcript, or editing a message above the reply, runs
+    // nothing (SPEC 4, rule c).
     const parse::Message* message = last_assistant();
-    if (!message || first_row >= message->end) return;
+    if (!message || first_row < message->start || first_row >= message->end) return;
     for (const parse::ToolCall* call : reply_calls()) {
       if (call->status == core::Status::Incomplete) return;
     }

@@ -124,5 +124,25 @@ TEST(WorkflowCompletion, OpeningOrReloadingAnOldTranscriptRunsNothing) {
   EXPECT_EQ(wait_event(nvim, "ToolhostJobFinished")["status"], "succeeded");
 }
 
+// An edit in an earlier message (above the last reply) is not the reply arriving: the idle
+// check runs and nothing starts.
+TEST(WorkflowCompletion, EditAboveTheLastReplyRunsNothing) {
+  NvimHarness nvim(json{{"auto_run", true}, {"auto_run_idle_ms", 50}});
+  forward_host_notify(nvim);
+  record_events(nvim, {"ToolhostJobFinished"});
+  nvim.lua(R"(
+    vim.fn.writefile({ 'buy milk' }, 'notes.txt')
+    vim.fn.writefile({ 'USER: what is in the notes?', 'ASSISTANT: Reading.', '',
+                       '**Read:** `notes.txt`', 'USER: thanks' }, 'old.chat.md')
+  )");
+  nvim.command("edit old.chat.md");
+  int64_t buf = nvim.lua("return vim.api.nvim_get_current_buf()");
+  nvim.lua("vim.api.nvim_buf_set_lines(..., 0, 1, false, { 'USER: what is in my notes?' })",
+           json::array({buf}));
+  json idle = wait_host_notify(nvim, "toolhost.idle");
+  EXPECT_EQ(idle["first_row"], 0);
+  EXPECT_EQ(barrier(nvim, buf).size(), 0u);
+}
+
 }  // namespace
 }  // namespace toolhost::e2e
