@@ -11,7 +11,9 @@ namespace {
 using nlohmann::json;
 
 // auto_run on; the idle rule far away, so that only assistant_done() completes a reply.
-json auto_run() { return json{{"auto_run", true}, {"auto_run_idle_ms", 600000}}; }
+json auto_run() {
+  return json{{"auto_run", true}, {"auto_run_idle_ms", 600000}};
+}
 
 const Lines kReadEchoCat = {"ASSISTANT: Let me look.",
                             "",
@@ -32,8 +34,9 @@ TEST(WorkflowApproval, ReadOnlyCallRunsWhileACommandWithAMetacharacterWaits) {
   nvim.forward_diagnostics();
   record_events(nvim, {"ToolhostJobFinished"});
   int64_t buf = open_chat(nvim, "meta.chat.md");
-  reply(nvim, buf, {"ASSISTANT: Looking.", "", "**Read:** `notes.txt`", "", "**bash**",
-                    "```bash", "ls; echo x", "```"});
+  reply(nvim, buf,
+        {"ASSISTANT: Looking.", "", "**Read:** `notes.txt`", "", "**bash**", "```bash",
+         "ls; echo x", "```"});
 
   json read = wait_event(nvim, "ToolhostJobFinished");
   EXPECT_EQ(read["tool"], "read_file");
@@ -66,7 +69,8 @@ TEST(WorkflowApproval, RejectWithAReasonWritesTheRefusalAndStopsTheChain) {
   EXPECT_EQ(rejected["duration"], 0);
   std::string id = rejected["id"];
   EXPECT_NE(text_of(nvim, buf).find("\n✗ Rejected: `echo approved`\n"
-                                    "````result id=" + id +
+                                    "````result id=" +
+                                    id +
                                     " tool=run_terminal_command status=rejected duration=0s\n"
                                     "The user declined to run this tool call.\n"
                                     "Reason: not now\n"
@@ -110,8 +114,9 @@ TEST(WorkflowApproval, AllDoneFiresOnceWhenTheChainEnds) {
   NvimHarness nvim(auto_run());
   record_events(nvim, {"ToolhostJobStarted", "ToolhostJobFinished", "ToolhostAllDone"});
   int64_t buf = open_chat(nvim, "once.chat.md");
-  reply(nvim, buf, {"ASSISTANT: Two reads.", "", "**Read:** `notes.txt`", "", "**bash**",
-                    "```bash", "ls", "```"});
+  reply(nvim, buf,
+        {"ASSISTANT: Two reads.", "", "**Read:** `notes.txt`", "", "**bash**", "```bash", "ls",
+         "```"});
 
   std::vector<std::string> order;
   for (;;) {
@@ -126,6 +131,38 @@ TEST(WorkflowApproval, AllDoneFiresOnceWhenTheChainEnds) {
                        "ToolhostJobFinished:run_terminal_command", "ToolhostAllDone:"}));
   EXPECT_EQ(barrier(nvim, buf).size(), 2u);
   EXPECT_EQ(fired(nvim, "ToolhostAllDone"), 1);
+}
+
+// A custom tool's auto_accept function decides per call, in Neovim: yes runs, no waits with
+// the hint that says so.
+TEST(WorkflowApproval, CustomAutoAcceptFunctionDecidesPerCall) {
+  NvimHarness nvim(auto_run());
+  nvim.forward_diagnostics();
+  record_events(nvim, {"ToolhostJobFinished"});
+  nvim.lua(R"(
+    require("toolhost").setup({
+      binary = require("toolhost.config").options.binary,
+      auto_run = true,
+      auto_run_idle_ms = 600000,
+      tools = {
+        say = {
+          cmd = { "printf", "%s", "${word}" },
+          auto_accept = function(params) return params.word == "safe" end,
+        },
+      },
+    })
+  )");
+  int64_t buf = open_chat(nvim, "custom.chat.md");
+  reply(nvim, buf,
+        {"ASSISTANT: Saying.", "", "```json", R"({"tool": "say", "parameters": {"word": "safe"}})",
+         "```", "", "```json ", R"({"tool": "say", "parameters": {"word": "risky"}})", "```"});
+  json said = wait_event(nvim, "ToolhostJobFinished");
+  EXPECT_EQ(said["tool"], "say");
+  EXPECT_EQ(said["status"], "succeeded");
+  EXPECT_EQ(wait_for_diagnostic(nvim, "? say awaiting approval"),
+            "? say awaiting approval (<leader>tr run, <leader>tx reject): its auto_accept "
+            "function said no");
+  EXPECT_EQ(barrier(nvim, buf).size(), 1u);
 }
 
 }  // namespace
