@@ -70,6 +70,11 @@ TEST(Attach, ByFiletypeOrByChatNameOnly) {
         .get<bool>();
   };
   EXPECT_TRUE(attached("talk.chat.md", ""));
+  // The buffer-local keys of SPEC 8, in chat buffers only.
+  for (const char* key : {"<leader>tr", "<leader>ta", "<leader>tc", "<leader>tx", "<leader>to"}) {
+    EXPECT_EQ(nvim.lua("return vim.fn.maparg(..., 'n', false, true).buffer", json::array({key})), 1)
+        << key;
+  }
   EXPECT_TRUE(attached("sidekick.txt", "llm-sidekick"));
   EXPECT_TRUE(attached("cc.txt", "codecompanion"));
   EXPECT_FALSE(attached("notes.md", "markdown"));
