@@ -83,6 +83,11 @@ class JsonReader {
 
   Found read() {
     nlohmann::json value;
+    if (json_depth(content_) > kMaxJsonDepth) {
+      fail(open_row_ + 1,
+           "the JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      return std::move(found_);
+    }
     try {
       value = nlohmann::json::parse(content_);
     } catch (const nlohmann::json::parse_error& e) {
@@ -119,7 +124,13 @@ class JsonReader {
     if (params->is_string() && trim(params->get_ref<const std::string&>()).empty()) {
       decoded = nlohmann::json::object();
     } else if (params->is_string()) {
-      decoded = nlohmann::json::parse(params->get_ref<const std::string&>(), nullptr, false);
+      const std::string& text = params->get_ref<const std::string&>();
+      if (json_depth(text) > kMaxJsonDepth) {
+        fail(row, "the arguments of `" + name + "` are nested deeper than " +
+                      std::to_string(kMaxJsonDepth) + " levels");
+        return true;
+      }
+      decoded = nlohmann::json::parse(text, nullptr, false);
       if (decoded.is_discarded()) {
         fail(row, "the arguments of `" + name + "` are not valid JSON");
         return true;

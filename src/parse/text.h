@@ -39,6 +39,11 @@ std::string join_lines(const std::vector<std::string>& lines, int from, int to);
 std::optional<std::string_view> strip_indent(std::string_view line);
 
 std::string_view trim(std::string_view text);
+// How deep JSON text nests its arrays and objects (brackets outside strings), scanned before
+// it is parsed: nlohmann's dump(), comparison and destruction recurse, and a model's text must
+// not overflow the host's stack. No tool call nests anywhere near kMaxJsonDepth.
+constexpr size_t kMaxJsonDepth = 256;
+size_t json_depth(std::string_view text);
 bool is_blank(std::string_view line);
 bool starts_with(std::string_view text, std::string_view prefix);
 

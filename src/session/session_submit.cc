@@ -1,6 +1,7 @@
 // submit(): tool calls that chat plugins keep as structured data (SPEC 10.5) run through the
 // same policy, jobs and feedback as the calls parsed from the buffer.
 #include "parse/params.h"
+#include "parse/text.h"
 #include "session/session.h"
 #include "tools/policy.h"
 
@@ -9,8 +10,11 @@ namespace toolhost::session {
 void Session::submit(Submission submission) {
   nlohmann::json arguments = std::move(submission.arguments);
   if (arguments.is_string()) {
-    // OpenAI-style arguments arrive JSON-encoded.
-    arguments = nlohmann::json::parse(arguments.get<std::string>(), nullptr, false);
+    // OpenAI-style arguments arrive JSON-encoded; too deep would overflow the stack later.
+    const std::string& text = arguments.get_ref<const std::string&>();
+    arguments = parse::json_depth(text) > parse::kMaxJsonDepth
+                    ? nlohmann::json(nlohmann::json::value_t::discarded)
+                    : nlohmann::json::parse(text, nullptr, false);
   }
   if (arguments.is_null() || (arguments.is_array() && arguments.empty())) {
     arguments = nlohmann::json::object();  // none, or Lua's empty table

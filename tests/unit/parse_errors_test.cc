@@ -74,6 +74,37 @@ TEST(ParseErrors, MalformedFixtureHasEveryCaseAtItsLine) {
   EXPECT_EQ(streaming.calls[1].status, Status::Incomplete);
 }
 
+// Hostile chat text: JSON nested 100,000 deep once overflowed the host's stack (canonical
+// JSON for the call id is recursive). Too deep is an error, never a crash.
+TEST(ParseErrors, JsonNestedTooDeepIsAnErrorNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto r = parse_text(
+      "ASSISTANT: x\n```json\n{\"tool\": \"read_file\", \"parameters\": "
+      "{\"path\": \"a\", \"x\": " +
+      deep + "}}\n```\n");
+  EXPECT_TRUE(r.calls.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "the JSON is nested deeper than 256 levels");
+  // Arguments sent as a JSON string are held to the same bound.
+  std::string quoted;
+  for (char c : deep) quoted += c;
+  auto s = parse_text(
+      "ASSISTANT: x\n```json\n{\"name\": \"read_file\", \"arguments\": "
+      "\"{\\\"path\\\": \\\"a\\\", \\\"x\\\": " +
+      quoted + "}\"}\n```\n");
+  EXPECT_TRUE(s.calls.empty());
+  ASSERT_EQ(s.errors.size(), 1u);
+  EXPECT_EQ(s.errors[0].message, "the arguments of `read_file` are nested deeper than 256 levels");
+  // Nesting within the bound is an ordinary parameter.
+  const std::string fine = std::string(200, '[') + std::string(200, ']');
+  auto t = parse_text(
+      "ASSISTANT: x\n```json\n{\"tool\": \"read_file\", \"parameters\": "
+      "{\"path\": \"a\", \"x\": " +
+      fine + "}}\n```\n");
+  EXPECT_EQ(t.calls.size(), 1u);
+  EXPECT_TRUE(t.errors.empty());
+}
+
 TEST(ParseIds, StableAcrossEditsAboveAndCountIdenticalCalls) {
   auto a = parse_text("ASSISTANT: go\n**Read:** `a`\n**Read:** `a`\n> why\n");
   auto b = parse_text("USER: hi\nASSISTANT: go\nmore text\n\n**Read:** `a`\n**Read:** `a`\n");
