@@ -4,11 +4,10 @@
 // Everything waits on a message; nothing sleeps.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "e2e/nvim_harness.h"
 
@@ -53,6 +52,22 @@ inline void reply(NvimHarness& nvim, int64_t buf, const Lines& lines, bool done 
            nlohmann::json::array({buf, lines}));
   if (done) nvim.lua("require('toolhost').assistant_done(...)", nlohmann::json::array({buf}));
 }
+
+// A reply whose chain runs a read, stops at `echo approved` (not on the allow list) and, once
+// that is approved, runs `cat notes.txt`.
+inline const Lines kReadEchoCat = {"ASSISTANT: Let me look.",
+                                   "",
+                                   "**Read:** `notes.txt`",
+                                   "",
+                                   "**bash**",
+                                   "```bash",
+                                   "echo approved",
+                                   "```",
+                                   "",
+                                   "**bash**",
+                                   "```bash",
+                                   "cat notes.txt",
+                                   "```"};
 
 // A reply of the form "ASSISTANT: …" followed by one bash block per command (a command may
 // hold several lines).
@@ -114,7 +129,9 @@ inline void record_events(NvimHarness& nvim, const std::vector<std::string>& pat
 }
 
 // The next recorded event (record_events), whatever its name.
-inline nlohmann::json next_event(NvimHarness& nvim) { return nvim.wait_for("flow"); }
+inline nlohmann::json next_event(NvimHarness& nvim) {
+  return nvim.wait_for("flow");
+}
 
 // The next recorded event named `name`, skipping others.
 inline nlohmann::json wait_event(NvimHarness& nvim, const std::string& name) {

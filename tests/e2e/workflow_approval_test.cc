@@ -15,20 +15,6 @@ json auto_run() {
   return json{{"auto_run", true}, {"auto_run_idle_ms", 600000}};
 }
 
-const Lines kReadEchoCat = {"ASSISTANT: Let me look.",
-                            "",
-                            "**Read:** `notes.txt`",
-                            "",
-                            "**bash**",
-                            "```bash",
-                            "echo approved",
-                            "```",
-                            "",
-                            "**bash**",
-                            "```bash",
-                            "cat notes.txt",
-                            "```"};
-
 TEST(WorkflowApproval, ReadOnlyCallRunsWhileACommandWithAMetacharacterWaits) {
   NvimHarness nvim(auto_run());
   nvim.forward_diagnostics();

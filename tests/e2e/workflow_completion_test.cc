@@ -10,11 +10,13 @@ namespace {
 
 using nlohmann::json;
 
-const Lines kTwoReads = {"ASSISTANT: Let me look.", "",   "**Read:** `notes.txt`", "",
-                         "**bash**",                "```bash", "ls",           "```"};
+const Lines kTwoReads = {
+    "ASSISTANT: Let me look.", "", "**Read:** `notes.txt`", "", "**bash**", "```bash", "ls", "```"};
 
 // auto_run on, and an idle rule that only fires when a test wants it to.
-json completion_by_plugin() { return json{{"auto_run", true}, {"auto_run_idle_ms", 600000}}; }
+json completion_by_plugin() {
+  return json{{"auto_run", true}, {"auto_run_idle_ms", 600000}};
+}
 
 TEST(WorkflowCompletion, AssistantDoneStartsTheChain) {
   NvimHarness nvim(completion_by_plugin());
@@ -94,25 +96,29 @@ TEST(WorkflowCompletion, BufferReloadedOrReopenedIsServedAgain) {
   EXPECT_NE(text.find("✓ Executed: `echo two`"), std::string::npos) << text;
 }
 
-TEST(WorkflowCompletion, OpeningOrReloadingAnOldTranscriptRunsNothing) {
-  NvimHarness nvim(json{{"auto_run", true}, {"auto_run_idle_ms", 50}});
-  forward_host_notify(nvim);
-  record_events(nvim, {"ToolhostJobFinished"});
+// An old transcript whose last reply holds a pending read, opened from disk.
+int64_t open_old_transcript(NvimHarness& nvim) {
   nvim.lua(R"(
     vim.fn.writefile({ 'buy milk' }, 'notes.txt')
     vim.fn.writefile({ 'USER: what is in the notes?', 'ASSISTANT: Reading.', '',
                        '**Read:** `notes.txt`', 'USER: thanks' }, 'old.chat.md')
   )");
   nvim.command("edit old.chat.md");
-  int64_t buf = nvim.lua("return vim.api.nvim_get_current_buf()");
+  return nvim.lua("return vim.api.nvim_get_current_buf()").get<int64_t>();
+}
+
+TEST(WorkflowCompletion, OpeningOrReloadingAnOldTranscriptRunsNothing) {
+  NvimHarness nvim(json{{"auto_run", true}, {"auto_run_idle_ms", 50}});
+  forward_host_notify(nvim);
+  record_events(nvim, {"ToolhostJobFinished"});
+  int64_t buf = open_old_transcript(nvim);
   EXPECT_EQ(barrier(nvim, buf).size(), 0u);
   nvim.command("edit");  // reloaded from disk
   EXPECT_EQ(barrier(nvim, buf).size(), 0u);
 
   // An edit in the user's message after the reply: the idle check runs, and only for that
   // row (neither opening nor reloading counted as a change); nothing runs.
-  nvim.lua("vim.api.nvim_buf_set_lines(..., 4, 5, false, { 'USER: thanks!' })",
-           json::array({buf}));
+  nvim.lua("vim.api.nvim_buf_set_lines(..., 4, 5, false, { 'USER: thanks!' })", json::array({buf}));
   json idle = wait_host_notify(nvim, "toolhost.idle");
   EXPECT_EQ(idle["first_row"], 4);
   EXPECT_EQ(barrier(nvim, buf).size(), 0u);
@@ -130,13 +136,7 @@ TEST(WorkflowCompletion, EditAboveTheLastReplyRunsNothing) {
   NvimHarness nvim(json{{"auto_run", true}, {"auto_run_idle_ms", 50}});
   forward_host_notify(nvim);
   record_events(nvim, {"ToolhostJobFinished"});
-  nvim.lua(R"(
-    vim.fn.writefile({ 'buy milk' }, 'notes.txt')
-    vim.fn.writefile({ 'USER: what is in the notes?', 'ASSISTANT: Reading.', '',
-                       '**Read:** `notes.txt`', 'USER: thanks' }, 'old.chat.md')
-  )");
-  nvim.command("edit old.chat.md");
-  int64_t buf = nvim.lua("return vim.api.nvim_get_current_buf()");
+  int64_t buf = open_old_transcript(nvim);
   nvim.lua("vim.api.nvim_buf_set_lines(..., 0, 1, false, { 'USER: what is in my notes?' })",
            json::array({buf}));
   json idle = wait_host_notify(nvim, "toolhost.idle");

@@ -1,8 +1,8 @@
 // The host dies while a call runs (SPEC 4, `interrupted`): Lua marks the call interrupted in
 // its buffer, and the next :ToolRun starts a new host that works.
-#include <csignal>
-
 #include <gtest/gtest.h>
+
+#include <csignal>
 
 #include "e2e/chat_helpers.h"
 
@@ -35,9 +35,13 @@ TEST(WorkflowCrash, KilledHostMarksTheRunningCallInterruptedAndTheNextRunWorks) 
             "interrupted");
   std::string text = text_of(nvim, buf);
   EXPECT_NE(text.find("```bash\nsleep 5\n```\n"
-                      "````result id=" + id + " tool=run_terminal_command status=interrupted\n"
+                      "````result id=" +
+                      id +
+                      " tool=run_terminal_command status=interrupted\n"
                       "The tool host stopped while this call ran; its output so far: "
-                      ":ToolOutput " + id + "\n"
+                      ":ToolOutput " +
+                      id +
+                      "\n"
                       "````\n"),
             std::string::npos)
       << text;

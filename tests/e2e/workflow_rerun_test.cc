@@ -39,16 +39,16 @@ std::string ran_once(NvimHarness& nvim, int64_t& buf) {
 // The buffer holds one result block, that of job `id`, under the executed block.
 void expect_one_result(NvimHarness& nvim, int64_t buf, const std::string& id) {
   Lines lines = normalized(nvim.lines(buf));
-  Lines expected = {"USER: what is in the notes?",
-                    "ASSISTANT: Let me run these.",
-                    "",
-                    "✓ Executed: `echo once`",
-                    "````result id=" + id +
-                        " tool=run_terminal_command status=succeeded exit=0 duration=D",
-                    "Exit code: 0",
-                    "Stdout:",
-                    "once",
-                    "````"};
+  Lines expected = {
+      "USER: what is in the notes?",
+      "ASSISTANT: Let me run these.",
+      "",
+      "✓ Executed: `echo once`",
+      "````result id=" + id + " tool=run_terminal_command status=succeeded exit=0 duration=D",
+      "Exit code: 0",
+      "Stdout:",
+      "once",
+      "````"};
   EXPECT_EQ(lines, expected);
 }
 
@@ -112,8 +112,9 @@ TEST(WorkflowRerun, DeletedResultBlockDoesNotMakeTheCallRunAgain) {
   record_events(nvim, {"ToolhostJobFinished", "ToolhostAllDone"});
   int64_t buf = open_chat(nvim, "deleted.chat.md");
   // A fenced block keeps its text: without its result block it reads as a call again.
-  reply(nvim, buf, {"ASSISTANT: Reading.", "", "```json",
-                    R"({"tool": "read_file", "parameters": {"path": "notes.txt"}})", "```"});
+  reply(nvim, buf,
+        {"ASSISTANT: Reading.", "", "```json",
+         R"({"tool": "read_file", "parameters": {"path": "notes.txt"}})", "```"});
   EXPECT_EQ(wait_event(nvim, "ToolhostJobFinished")["tool"], "read_file");
   wait_event(nvim, "ToolhostAllDone");
 

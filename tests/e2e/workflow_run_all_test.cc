@@ -23,20 +23,6 @@ void stub_confirm(NvimHarness& nvim, int answer) {
            json::array({nvim.channel(), answer}));
 }
 
-const Lines kMixedReply = {"ASSISTANT: Let me look.",
-                           "",
-                           "**Read:** `notes.txt`",
-                           "",
-                           "**bash**",
-                           "```bash",
-                           "echo approved",
-                           "```",
-                           "",
-                           "**bash**",
-                           "```bash",
-                           "cat notes.txt",
-                           "```"};
-
 TEST(WorkflowRunAll, SequentialRunsThePendingCallsOneAfterAnotherInOrder) {
   NvimHarness nvim(json{{"confirm_run_all", false}});
   nvim.forward_notify();
@@ -105,8 +91,9 @@ TEST(WorkflowRunAll, ParallelStartsEveryCallBeforeTheFirstEnds) {
 TEST(WorkflowRunAll, RunAllRightAfterTheBufferOpensSeesTheWholeReply) {
   NvimHarness nvim(json{{"confirm_run_all", false}});
   nvim.forward_notify();
-  nvim.lua("vim.fn.writefile({ 'USER: hi', 'ASSISTANT: ok', '**bash**', '```bash', 'echo hi', "
-           "'```' }, 'fresh.chat.md')");
+  nvim.lua(
+      "vim.fn.writefile({ 'USER: hi', 'ASSISTANT: ok', '**bash**', '```bash', 'echo hi', "
+      "'```' }, 'fresh.chat.md')");
   nvim.command("edit fresh.chat.md | ToolRunAll");
   EXPECT_EQ(nvim.wait_for("notify")["msg"], "Running 1 tool call(s)…");
 }
@@ -117,7 +104,7 @@ TEST(WorkflowRunAll, ConfirmListsTheCallsThatNeedApprovalThenRunsThemAll) {
   stub_confirm(nvim, 1);
   record_events(nvim, {"ToolhostJobFinished"});
   int64_t buf = open_chat(nvim, "confirm.chat.md");
-  reply(nvim, buf, kMixedReply);
+  reply(nvim, buf, kReadEchoCat);
   nvim.command("ToolRunAll");
 
   json asked = nvim.wait_for("confirm");
@@ -141,7 +128,7 @@ TEST(WorkflowRunAll, ConfirmCanceledRunsNothing) {
   NvimHarness nvim;
   stub_confirm(nvim, 2);
   int64_t buf = open_chat(nvim, "cancel.chat.md");
-  reply(nvim, buf, kMixedReply);
+  reply(nvim, buf, kReadEchoCat);
   nvim.command("ToolRunAll");
   nvim.wait_for("confirm");
   EXPECT_EQ(barrier(nvim).size(), 0u);

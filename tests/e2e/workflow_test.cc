@@ -10,27 +10,13 @@ namespace {
 
 using nlohmann::json;
 
-const Lines kReply = {"ASSISTANT: Let me look.",
-                      "",
-                      "**Read:** `notes.txt`",
-                      "",
-                      "**bash**",
-                      "```bash",
-                      "echo approved",
-                      "```",
-                      "",
-                      "**bash**",
-                      "```bash",
-                      "cat notes.txt",
-                      "```"};
-
 TEST(Workflow, ChainRunsReadOnlyCallsStopsForApprovalAndGoesOnAfterIt) {
   NvimHarness nvim(json{{"auto_run", true}});
   nvim.forward_user_event("ToolhostJobFinished");
   nvim.forward_user_event("ToolhostAllDone");
   nvim.forward_diagnostics();
   int64_t buf = open_chat(nvim, "loop.chat.md");
-  reply(nvim, buf, kReply);
+  reply(nvim, buf, kReadEchoCat);
 
   json read = nvim.wait_for("ToolhostJobFinished");
   EXPECT_EQ(read["tool"], "read_file");
