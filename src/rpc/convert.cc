@@ -45,7 +45,11 @@ nlohmann::json to_json(const msgpack::object& o) {
       for (uint32_t i = 0; i < o.via.map.size; ++i) {
         const auto& kv = o.via.map.ptr[i];
         nlohmann::json key = to_json(kv.key);
-        map[key.is_string() ? key.get<std::string>() : key.dump()] = to_json(kv.val);
+        // A key that is no string is printed; never strictly, since any string in it may hold
+        // invalid UTF-8 and a throw here would lose a response on its way to its callback.
+        map[key.is_string() ? key.get<std::string>()
+                            : key.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)] =
+            to_json(kv.val);
       }
       return map;
     }
