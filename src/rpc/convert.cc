@@ -59,9 +59,15 @@ nlohmann::json to_json(const msgpack::object& o) {
 
 std::string error_text(const msgpack::object& error) {
   nlohmann::json value = to_json(error);
-  if (value.is_array() && value.size() >= 2 && value[1].is_string()) return value[1];
-  if (value.is_string()) return value;
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text;
+  if (value.is_array() && value.size() >= 2 && value[1].is_string()) {
+    text = value[1];
+  } else if (value.is_string()) {
+    text = value;
+  }
+  // An empty text would read as success (Response::ok()): the whole value, printed, instead.
+  if (text.empty()) text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text;
 }
 
 }  // namespace toolhost::rpc

@@ -17,7 +17,8 @@ nlohmann::json to_json(const msgpack::object& object);
 // An integer handle from an int or a Neovim ext type; nullopt for anything else.
 std::optional<int64_t> to_handle(const msgpack::object& object);
 
-// Neovim's error shape [type, "message"], a plain string, or anything else printed.
+// Neovim's error shape [type, "message"], a plain string, or anything else printed; never
+// empty, so that a response with an error never reads as a success.
 std::string error_text(const msgpack::object& error);
 
 }  // namespace toolhost::rpc
