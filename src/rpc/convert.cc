@@ -9,9 +9,13 @@ std::optional<int64_t> to_handle(const msgpack::object& o) {
     case msgpack::type::POSITIVE_INTEGER: return static_cast<int64_t>(o.via.u64);
     case msgpack::type::NEGATIVE_INTEGER: return o.via.i64;
     case msgpack::type::EXT: {
-      // The payload is the handle, itself msgpack-encoded.
+      // The payload is the handle, itself msgpack-encoded: an integer, so nothing that
+      // allocates may pass. Unpacked without limits, an 8-byte payload declaring an array of
+      // 4 G elements would allocate ~100 GB first (what the decoder's limits prevent).
+      static const msgpack::unpack_limit kIntegerOnly(0, 0, 0, 0, 0, 0);
       try {
-        msgpack::object_handle inner = msgpack::unpack(o.via.ext.data(), o.via.ext.size);
+        msgpack::object_handle inner =
+            msgpack::unpack(o.via.ext.data(), o.via.ext.size, nullptr, nullptr, kIntegerOnly);
         return to_handle(inner.get());
       } catch (const std::exception&) {
         return std::nullopt;
