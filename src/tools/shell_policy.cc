@@ -166,6 +166,12 @@ ShellDecision shell_decision(std::string_view command, const std::vector<AllowEn
     if (word.glob && word.text[0] == '.') {
       return ask("the glob `" + word.text + "` may reach outside the root");
     }
+    // `-f/etc/passwd`, `--x/..`: a value stuck to an option may be a path, but where it starts
+    // is the program's business, so such a word is not resolved; it asks.
+    if (word.text[0] == '-' && word.text.find('=') == std::string::npos &&
+        (word.text.find('/') != std::string::npos || word.text.find("..") != std::string::npos)) {
+      return ask("the option `" + word.text + "` may name a path outside the root");
+    }
     auto path = path_part(word.text);
     if (!path) continue;
     if ((*path)[0] == '~') return ask("`" + *path + "` is in the home directory, outside the root");

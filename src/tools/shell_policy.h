@@ -31,7 +31,8 @@ struct ShellDecision {
 //   2. split into words (POSIX quotes), the first words equal one entry's words;
 //   3. no word is an option that entry denies, and no word that names a path (absolute, holding
 //      `/` or `..`, the value of `--opt=value` too) resolves outside `root`; a word starting with
-//      `~` counts as outside, and so does a glob in a path word.
+//      `~` counts as outside, and so does a glob in a path word, and an option holding `/` or
+//      `..` without `=` (`-f/etc/passwd`: where its value starts is the program's business).
 ShellDecision shell_decision(std::string_view command, const std::vector<AllowEntry>& allow,
                              const std::string& root);
 

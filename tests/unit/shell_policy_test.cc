@@ -92,6 +92,11 @@ const Row kDefaultRows[] = {
     {"cat *.c", true, "allowed by `cat`"},  // a glob in the root's own directory
     {"cat src/../README.md", true, "allowed by `cat`"},
     {"cat 'it''s'", true, "allowed by `cat`"},
+    // Found by policy_fuzz: a value stuck to an option was never resolved.
+    {"rg -f/etc/passwd x", false, "the option `-f/etc/passwd` may name a path outside the root"},
+    {"git diff --stat --/root/a", false, "the option `--/root/a` may name a path outside"},
+    {"git log -O../order", false, "the option `-O../order` may name a path outside the root"},
+    {"rg -n -i x src", true, "allowed by `rg`"},
 };
 
 class ShellPolicy : public ::testing::Test {
