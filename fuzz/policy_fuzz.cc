@@ -5,7 +5,8 @@
 // under the root; bit 2: through the link to / and back into the root). Only one direction is
 // checked, with oracles written independently of the code under test:
 //   - a command that auto-runs holds, outside real single quotes (a ' inside double quotes is
-//     a plain character), none of ; & | < > ( ) $ ` \ {, no newline or CR, no quote left open;
+//     a plain character), none of ; & | < > ( ) $ ` \ {, no newline, CR or NUL, no quote left
+//     open;
 //     its first words are an allow-list entry; and each later word that names a path (holding
 //     `/` or `..`, or the value of --opt=value) is no glob, does not start with ~ and resolves
 //     inside the root, as the path oracle says; a short option holding a path (-f/etc/x) is
@@ -155,8 +156,9 @@ std::optional<std::vector<Word>> shell_words(std::string_view command) {
 void check_command(const std::string& command) {
   const Root& r = root();
   if (!tools::shell_decision(command, r.allow, r.root).auto_run) return;
-  // execve ends the argument at a NUL: the shell runs what comes before one.
-  auto words = shell_words(std::string_view(command).substr(0, command.find('\0')));
+  // execve ends the argument at a NUL: the shell would run less than what was checked.
+  check(command.find('\0') == std::string::npos);
+  auto words = shell_words(command);
   check(words.has_value() && !words->empty());
   size_t matched = 0;
   for (const auto& entry : r.allow) {

@@ -16,6 +16,9 @@ struct Word {
 std::optional<std::string> forbidden_character(std::string_view command) {
   bool in_single = false;
   for (char c : command) {
+    // The command reaches the shell as an argv string: it would run only what comes before a
+    // NUL, not what was checked here (`git diff --ext-diff\0` would pass the deny list).
+    if (c == '\0') return std::string("a NUL byte");
     if (c == '\n') return std::string("a newline");
     if (c == '\r') return std::string("a carriage return");
     if (c == '\'') {

@@ -27,7 +27,7 @@ struct ShellDecision {
 
 // The rule, in order:
 //   1. outside single quotes, none of ; & | < > ( ) $ ` \ (nor { for brace expansion), and no
-//      newline or CR anywhere;
+//      newline, CR or NUL anywhere (the shell would run only what comes before a NUL);
 //   2. split into words (POSIX quotes), the first words equal one entry's words;
 //   3. no word is an option that entry denies, and no word that names a path (absolute, holding
 //      `/` or `..`, the value of `--opt=value` too) resolves outside `root`; a word starting with

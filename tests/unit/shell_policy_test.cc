@@ -118,6 +118,17 @@ TEST_F(ShellPolicy, DefaultListTable) {
   }
 }
 
+// Found by policy_fuzz: the rule checked the whole string, the shell runs what precedes a NUL.
+TEST_F(ShellPolicy, NulByteAsks) {
+  using namespace std::string_literals;
+  const auto allow = default_allow_list();
+  for (const std::string& command : {"git diff --ext-diff\0"s, "cat \"a.txt\0\""s, "ls\0"s}) {
+    ShellDecision decision = shell_decision(command, allow, dir_.path());
+    EXPECT_FALSE(decision.auto_run) << decision.reason;
+    EXPECT_EQ(decision.reason, "it holds a NUL byte");
+  }
+}
+
 TEST_F(ShellPolicy, EntriesAreLiteralWordPrefixes) {
   const std::vector<AllowEntry> allow = {allow_entry("make test"), allow_entry("npm run lint"),
                                          allow_entry("git", {"-c"})};
