@@ -13,25 +13,34 @@ struct Word {
 };
 
 // Step 1: the first character the shell would treat as more than a word, else nullopt.
+// Quotes are tracked as the shell reads them: a ' inside double quotes is a plain character,
+// and inside double quotes `$`, ` and \ still expand (`ls "'" $(id) "'"` runs `id`).
 std::optional<std::string> forbidden_character(std::string_view command) {
-  bool in_single = false;
+  char quote = 0;
   for (char c : command) {
     // The command reaches the shell as an argv string: it would run only what comes before a
     // NUL, not what was checked here (`git diff --ext-diff\0` would pass the deny list).
     if (c == '\0') return std::string("a NUL byte");
     if (c == '\n') return std::string("a newline");
     if (c == '\r') return std::string("a carriage return");
-    if (c == '\'') {
-      in_single = !in_single;
+    if (quote == '\'') {
+      if (c == '\'') quote = 0;
       continue;
     }
-    if (in_single) continue;
+    if (quote == 0 && (c == '\'' || c == '"')) {
+      quote = c;
+      continue;
+    }
+    if (quote == '"' && c == '"') {
+      quote = 0;
+      continue;
+    }
     for (char bad : std::string_view(";&|<>()$`\\{")) {
       if (c == bad) return "`" + std::string(1, c) + "` outside single quotes";
     }
   }
-  if (in_single) return std::string("an unclosed single quote");
-  return std::nullopt;
+  if (quote == '\'') return std::string("an unclosed single quote");
+  return std::nullopt;  // an unclosed double quote: step 2 says so
 }
 
 // Step 2's split, for a command that passed step 1 (so no escapes or expansions are left).

@@ -97,6 +97,12 @@ const Row kDefaultRows[] = {
     {"git diff --stat --/root/a", false, "the option `--/root/a` may name a path outside"},
     {"git log -O../order", false, "the option `-O../order` may name a path outside the root"},
     {"rg -n -i x src", true, "allowed by `rg`"},
+    // Found by policy_fuzz: a ' inside double quotes was taken for a single quote, so what
+    // followed it counted as quoted.
+    {"ls \"'\" $(id) \"'\"", false, "`$` outside single quotes"},
+    {"ls \"'\" ;rm -rf x \"'\"", false, "`;` outside single quotes"},
+    {"rg \"it's\" src", true, "allowed by `rg`"},
+    {"cat '\"' a.txt '\"'", true, "allowed by `cat`"},
 };
 
 class ShellPolicy : public ::testing::Test {
