@@ -17,6 +17,7 @@
 #include "jobs/engine.h"
 #include "parse/parser.h"
 #include "results/format.h"
+#include "results/result_block.h"
 #include "tools/policy.h"
 #include "tools/runner.h"
 
@@ -224,7 +225,7 @@ int Runner::run(const std::string& text) {
       report.duration_s = job.duration_s;
     } else {
       job = refuse(call, spec.error());
-      body = {"Refused: " + spec.error()};
+      body = results::refused_body(spec.error());
       report.reason = "refused: " + spec.error();
     }
     report.status = std::string(core::to_string(job.status));

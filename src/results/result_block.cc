@@ -94,7 +94,9 @@ size_t longest_backtick_run(const std::vector<std::string>& lines) {
 
 std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOptions& options) {
   std::vector<std::string> body;
-  if (!job.error.empty()) body.push_back("Error: " + job.error);
+  // The error may quote a model's words (`cannot start `{argv[0]}``): one line of the block
+  // holding a newline would end the fence early, or be refused by Neovim.
+  if (!job.error.empty()) body = clean_lines("Error: " + job.error);
   if (job.term_signal) {
     body.push_back("Signal: " + signal_name(*job.term_signal));
   } else if (job.exit_code) {
@@ -132,6 +134,10 @@ std::vector<std::string> task_body(const jobs::JobInfo& job) {
     case core::Status::Canceled: return {"Canceled"};
     default: return clean_lines("Error: " + (job.error.empty() ? job.err.text() : job.error));
   }
+}
+
+std::vector<std::string> refused_body(const std::string& reason) {
+  return clean_lines("Refused: " + reason);
 }
 
 std::vector<std::string> job_body(const jobs::JobInfo& job, const ResultOptions& options) {

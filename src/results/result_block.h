@@ -20,6 +20,7 @@ struct ResultOptions {
   std::function<bool(std::string_view)> starts_message;
 };
 
+// `Error: …` (why it could not start, cleaned as output: it may quote a model's argv),
 // `Exit code: N` / `Signal: NAME`, then Stdout: and Stderr: sections, capped.
 std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOptions& options);
 
@@ -27,6 +28,10 @@ std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOpt
 // tool itself bounds what it reads), lines cleaned as any output; else `Error: …`,
 // `Timed out after …` or `Canceled`.
 std::vector<std::string> task_body(const jobs::JobInfo& job);
+
+// A call that was refused before it ran: `Refused: <reason>`. The reason may quote what the
+// model wrote (a path holding a newline or a fence), so it is cleaned as output is.
+std::vector<std::string> refused_body(const std::string& reason);
 
 // The body for whatever ran the job: task_body() for a function, terminal_body() for a process.
 std::vector<std::string> job_body(const jobs::JobInfo& job, const ResultOptions& options);

@@ -1,5 +1,7 @@
 #include "rpc/peer.h"
 
+#include <cstring>
+
 #include "base/log.h"
 #include "rpc/convert.h"
 #include "rpc/encoder.h"
@@ -86,15 +88,25 @@ void Peer::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
   auto* self = static_cast<Peer*>(stream->data);
   if (nread == UV_EOF) return self->close("end of input");
   if (nread < 0) return self->close(std::string("read failed: ") + uv_strerror(nread));
+  self->received(static_cast<size_t>(nread));
+}
+
+void Peer::feed(std::string_view bytes) {
+  if (!open_) return;
+  std::memcpy(decoder_.reserve(bytes.size()), bytes.data(), bytes.size());
+  received(bytes.size());
+}
+
+void Peer::received(size_t size) {
   std::vector<Message> messages;
-  auto error = self->decoder_.consumed(static_cast<size_t>(nread), messages);
+  auto error = decoder_.consumed(size, messages);
   for (Message& message : messages) {
-    if (!self->open_) break;
-    self->dispatch(message);
+    if (!open_) break;
+    dispatch(message);
   }
   if (error) {
     log::error("rpc: " + *error);
-    self->close(*error);
+    close(*error);
   }
 }
 

@@ -48,6 +48,12 @@ class Peer {
   void request(std::string_view method, const nlohmann::json& params, ResponseCallback done);
   void notify(std::string_view method, const nlohmann::json& params);
 
+  // Takes `bytes` as if they had been read from the input pipe: decodes them and dispatches
+  // every complete message; malformed input closes the connection. The read callback's own
+  // path (it only skips the copy), so the fuzzer drives exactly what production runs. Does
+  // nothing unless open.
+  void feed(std::string_view bytes);
+
   // Stops reading, fails pending requests and closes the pipes; idempotent.
   void close(const std::string& reason = "closed");
   bool is_open() const { return open_; }
@@ -61,6 +67,8 @@ class Peer {
   static void on_write(uv_write_t* req, int status);
   static void on_handle_closed(uv_handle_t* handle);
 
+  // The last `size` bytes of the decoder's buffer arrived: decode and dispatch them.
+  void received(size_t size);
   void dispatch(Message& message);
   void dispatch_request(const Message& message);
   void send(std::string bytes);

@@ -388,7 +388,8 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
   const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason);
   std::vector<std::string> block = rows(call.start, call.end);
   if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
-  write_result(call, block, job, {"Refused: " + reason}, "✗ " + call.tool + ": refused: " + reason);
+  write_result(call, block, job, results::refused_body(reason),
+               "✗ " + call.tool + ": refused: " + reason);
   ctx_.feedback.job(job_entry(job, buf_));
   announce_finished(job);
   after_handled(call.id, core::Status::Failed, origin);

@@ -97,5 +97,21 @@ TEST_F(RpcPeerRaw, RespondAfterThePeerIsGoneDoesNothing) {
   EXPECT_EQ(raw_->responses_to(1), 0u);
 }
 
+TEST_F(RpcPeerRaw, FedBytesAreDecodedAndDispatchedAsAReadIs) {
+  // Peer::feed is the read callback's path: split frames, then garbage that closes.
+  const std::string request = encode_request(5, "ping", json::array());
+  server_->feed(request.substr(0, 3));
+  server_->feed(request.substr(3) + encode_request(6, "ping", json::array()));
+  ASSERT_TRUE(run_until([&] { return raw_->responses_to(6) == 1; }));
+  EXPECT_EQ(raw_->responses_to(5), 1u);
+  server_->feed("\xc1");
+  EXPECT_FALSE(server_->is_open());
+  ASSERT_EQ(close_reasons_.size(), 1u);
+  EXPECT_EQ(close_reasons_[0].rfind("malformed msgpack", 0), 0u) << close_reasons_[0];
+  server_->feed(encode_request(7, "ping", json::array()));  // closed: ignored
+  ASSERT_TRUE(run_until([&] { return server_->is_closed(); }));
+  EXPECT_EQ(raw_->responses_to(7), 0u);
+}
+
 }  // namespace
 }  // namespace toolhost::rpc

@@ -156,6 +156,38 @@ TEST_F(RpcPeerRaw, ResponseToAnUnknownIdIsIgnored) {
   EXPECT_TRUE(close_reasons_.empty());
 }
 
+TEST_F(RpcPeerRaw, ErrorThatIsNoValidJsonTextStillReachesTheCallback) {
+  // Found by rpc_fuzz: printing this error threw, and the callback was never called.
+  std::vector<std::string> errors;
+  server_->request("a", json::array(), [&](const Response& r) { errors.push_back(r.error); });
+  ASSERT_TRUE(run_until([&] { return raw_->received().size() == 1; }));
+  const uint32_t id = raw_->received()[0].id;
+  ASSERT_LT(id, 128u);
+  // [1, id, [{["\x92"]: 1}], nil]: a map key that is an array holding invalid UTF-8.
+  raw_->write(std::string("\x94\x01") + static_cast<char>(id) + "\x91\x81\x91\xa1\x92\x01\xc0");
+  ASSERT_TRUE(run_until([&] { return errors.size() == 1; }));
+  EXPECT_EQ(errors[0], R"([{"[\")"
+                       "\xef\xbf\xbd"
+                       R"(\"]":1}])");  // U+FFFD for the byte
+  EXPECT_EQ(server_->pending_requests(), 0u);
+}
+
+TEST_F(RpcPeerRaw, ErrorWithAnEmptyMessageIsStillAFailure) {
+  // Found by rpc_fuzz: [0, ""] (or "") as the error made a failed call read as a success.
+  std::vector<Response> responses;
+  for (int i = 0; i < 2; ++i) {
+    server_->request("a", json::array(), [&](const Response& r) { responses.push_back(r); });
+  }
+  ASSERT_TRUE(run_until([&] { return raw_->received().size() == 2; }));
+  raw_->write(encode_response(raw_->received()[0].id, json::array({0, ""}), nullptr));
+  raw_->write(encode_response(raw_->received()[1].id, "", nullptr));
+  ASSERT_TRUE(run_until([&] { return responses.size() == 2; }));
+  EXPECT_FALSE(responses[0].ok());
+  EXPECT_EQ(responses[0].error, R"([0,""])");
+  EXPECT_FALSE(responses[1].ok());
+  EXPECT_EQ(responses[1].error, R"("")");
+}
+
 TEST_F(RpcPeerRaw, ServerRequestsGetTheRawEndsResponses) {
   std::vector<json> results;
   server_->request("nvim_get_api_info", json::array(),
