@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -36,8 +37,13 @@ struct Figures {
   double p6_engine_ms = 0, p6_spawn_ms = 0;
 } figures;
 
-constexpr int kJobs = 1000;
-constexpr uint64_t kDrainBytes = 256ull << 20;
+// BENCH_SMOKE=1 (CI, scripts/bench): tiny sizes, so that the benchmark runs but proves nothing.
+const bool kSmoke = std::getenv("BENCH_SMOKE") != nullptr;
+const int kJobs = kSmoke ? 20 : 1000;
+const uint64_t kDrainBytes = kSmoke ? (4ull << 20) : (256ull << 20);
+int iterations(int full) {
+  return kSmoke ? 2 : full;
+}
 
 double seconds_since(uint64_t t0) {
   return static_cast<double>(uv_hrtime() - t0) / 1e9;
@@ -110,7 +116,7 @@ void BM_P3_EngineSubmitToExec(benchmark::State& state) {
     JobEvents events;
     events.finished = [&](const JobInfo&) { done = true; };
     uint64_t t0 = uv_hrtime();
-    h.engine().submit(command({"/bin/true"}), events);  // uv_spawn returns after exec
+    h.engine().submit(command({"/bin/true"}), events);  // posix_spawn returns after exec
     double s = seconds_since(t0);
     state.SetIterationTime(s);
     total += s;
@@ -120,7 +126,7 @@ void BM_P3_EngineSubmitToExec(benchmark::State& state) {
 }
 BENCHMARK(BM_P3_EngineSubmitToExec)
     ->UseManualTime()
-    ->Iterations(300)
+    ->Iterations(iterations(300))
     ->Unit(benchmark::kMicrosecond);
 
 void BM_P3_BarePosixSpawn(benchmark::State& state) {
@@ -137,7 +143,10 @@ void BM_P3_BarePosixSpawn(benchmark::State& state) {
   }
   figures.p3_spawn_us = total / static_cast<double>(state.iterations()) * 1e6;
 }
-BENCHMARK(BM_P3_BarePosixSpawn)->UseManualTime()->Iterations(300)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_P3_BarePosixSpawn)
+    ->UseManualTime()
+    ->Iterations(iterations(300))
+    ->Unit(benchmark::kMicrosecond);
 
 // What libuv's fork-based uv_spawn costs by itself (no engine): the floor for the engine.
 void BM_P3_BareUvSpawn(benchmark::State& state) {
@@ -172,7 +181,10 @@ void BM_P3_BareUvSpawn(benchmark::State& state) {
   uv_loop_close(&loop);
   figures.p3_uv_us = total / static_cast<double>(state.iterations()) * 1e6;
 }
-BENCHMARK(BM_P3_BareUvSpawn)->UseManualTime()->Iterations(300)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_P3_BareUvSpawn)
+    ->UseManualTime()
+    ->Iterations(iterations(300))
+    ->Unit(benchmark::kMicrosecond);
 
 // P5 ------------------------------------------------------------------------------------------
 
@@ -210,12 +222,18 @@ void drain(benchmark::State& state, bool with_log, double& out_mbs) {
 void BM_P5_EngineDrainWithLog(benchmark::State& state) {
   drain(state, true, figures.p5_engine_mbs);
 }
-BENCHMARK(BM_P5_EngineDrainWithLog)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_P5_EngineDrainWithLog)
+    ->UseManualTime()
+    ->Iterations(iterations(5))
+    ->Unit(benchmark::kMillisecond);
 
 void BM_P5_EngineDrainNoLog(benchmark::State& state) {
   drain(state, false, figures.p5_engine_nolog_mbs);
 }
-BENCHMARK(BM_P5_EngineDrainNoLog)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_P5_EngineDrainNoLog)
+    ->UseManualTime()
+    ->Iterations(iterations(5))
+    ->Unit(benchmark::kMillisecond);
 
 void BM_P5_CatToDevNull(benchmark::State& state) {
   std::string script = "head -c " + std::to_string(kDrainBytes) + " /dev/zero | cat > /dev/null";
@@ -234,7 +252,10 @@ void BM_P5_CatToDevNull(benchmark::State& state) {
       static_cast<double>(kDrainBytes) * static_cast<double>(state.iterations()) / total / 1e6;
   state.SetBytesProcessed(static_cast<int64_t>(kDrainBytes) * state.iterations());
 }
-BENCHMARK(BM_P5_CatToDevNull)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_P5_CatToDevNull)
+    ->UseManualTime()
+    ->Iterations(iterations(5))
+    ->Unit(benchmark::kMillisecond);
 
 // P6 ------------------------------------------------------------------------------------------
 
@@ -267,7 +288,7 @@ void BM_P6_EngineThousandQueued(benchmark::State& state) {
 }
 BENCHMARK(BM_P6_EngineThousandQueued)
     ->UseManualTime()
-    ->Iterations(3)
+    ->Iterations(iterations(3))
     ->Unit(benchmark::kMillisecond);
 
 void BM_P6_BarePosixSpawnThousand(benchmark::State& state) {
@@ -290,7 +311,7 @@ void BM_P6_BarePosixSpawnThousand(benchmark::State& state) {
 }
 BENCHMARK(BM_P6_BarePosixSpawnThousand)
     ->UseManualTime()
-    ->Iterations(3)
+    ->Iterations(iterations(3))
     ->Unit(benchmark::kMillisecond);
 
 // Ratios --------------------------------------------------------------------------------------
