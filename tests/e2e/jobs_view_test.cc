@@ -195,17 +195,19 @@ TEST(JobsQueries, AnswerWithResultsAndClearErrors) {
   EXPECT_EQ(unknown["err"], "unknown method jobs.nope");
 }
 
-// Calls the Lua function `check(chan, batch)` after every batch ui.apply() applies, and once
+// Calls the Lua function `check(chan, batch)` after every batch ui.apply_all() applies, and once
 // now with no batch, so a test can forward to itself the state it waits for.
 void after_each_batch(NvimHarness& nvim, const std::string& check) {
   nvim.lua(R"(
     local chan, source = ...
     local check = assert(loadstring("return " .. source))()
     local ui = require("toolhost.ui")
-    local apply = ui.apply
-    ui.apply = function(batch)
-      local result = apply(batch)
-      check(chan, batch)
+    local apply_all = ui.apply_all  -- what the host calls, with the batches that came together
+    ui.apply_all = function(batches)
+      local result = apply_all(batches)
+      for _, batch in ipairs(batches) do
+        check(chan, batch)
+      end
       return result
     end
     check(chan, nil)
@@ -213,7 +215,7 @@ void after_each_batch(NvimHarness& nvim, const std::string& check) {
            json::array({nvim.channel(), check}));
 }
 
-// Forwards, as notification "all_jobs", the ids of every `all_jobs` list ui.apply() applied.
+// Forwards, as notification "all_jobs", the ids of every `all_jobs` list ui.apply_all() applied.
 void forward_all_jobs(NvimHarness& nvim) {
   nvim.listen("all_jobs");
   after_each_batch(nvim, R"(function(chan, batch)
