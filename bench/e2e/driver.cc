@@ -27,6 +27,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -113,6 +114,22 @@ uint64_t status_field(const std::string& path, const std::string& key) {
     }
   }
   return 0;
+}
+
+// utime + stime of a process (its threads included), in ms.
+double cpu_ms(pid_t pid) {
+  if (pid <= 0) return 0;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);
+  }
+  return ticks * 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 uint64_t rss_kb(pid_t pid) {
@@ -324,6 +341,7 @@ class Bench {
 
  private:
   json scenario(const std::string& function, json args, int deadline_s = 600);
+  json run_scenario(const std::string& function, json args, int deadline_s);
   void p7_idle_host();
   void p7_ready_from_c();
   void p1_responsiveness();
@@ -344,9 +362,41 @@ class Bench {
   json f_ = json::object();  // the figures
 };
 
+// BENCH_PERF=DIR: `perf record -g` on the host while a toolhost scenario runs, into
+// DIR/NAME.perf (what the notes' profiles come from).
+class HostProfile {
+ public:
+  HostProfile(pid_t host, const std::string& name) {
+    const char* dir = std::getenv("BENCH_PERF");
+    if (!dir || host <= 0) return;
+    const char* graph = std::getenv("BENCH_PERF_CALL_GRAPH");  // e.g. dwarf
+    pid_ = spawn({"/usr/bin/perf", "record", "-q", "--call-graph", graph ? graph : "fp", "-p",
+                  std::to_string(host), "-o", std::string(dir) + "/" + name + ".perf"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // perf attaches
+  }
+  ~HostProfile() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGINT);
+    wait_for_pid(pid_);
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
 json Bench::scenario(const std::string& function, json args, int deadline_s) {
   const std::string name = args.value("name", function);
-  nvim_->lua("_G.toolhost_bench." + function + "(...)", json::array({args}));
+  HostProfile profile(args.value("via", "") == "toolhost" ? host_pid_ : 0, name);
+  return run_scenario(function, std::move(args), deadline_s);
+}
+
+json Bench::run_scenario(const std::string& function, json args, int deadline_s) {
+  const std::string name = args.value("name", function);
+  try {
+    nvim_->lua("_G.toolhost_bench." + function + "(...)", json::array({args}));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": starting: " + e.what());
+  }
   json report;
   try {
     report = nvim_->wait_for("bench", std::chrono::seconds(o_.smoke ? 60 : deadline_s));
@@ -442,18 +492,23 @@ void Bench::p7_ready_from_c() {
 void Bench::p1_responsiveness() {
   auto window = [&](const std::string& label, const std::function<json()>& body) {
     uint64_t before = rss_kb(nvim_pid_);
+    double nvim_cpu = cpu_ms(nvim_pid_), host_cpu = cpu_ms(host_pid_);
     probe_->probing(true);
     uint64_t from = now_ns();
     json report = body();
     uint64_t to = now_ns();
     probe_->probing(false);
+    nvim_cpu = cpu_ms(nvim_pid_) - nvim_cpu;
+    host_cpu = cpu_ms(host_pid_) - host_cpu;
     std::vector<double> ms;
     for (const auto& r : probe_->rtts(from, to)) ms.push_back(r.ms);
-    json out = {{"seconds", static_cast<double>(to - from) / 1e9}, {"rtt_ms", stats(ms)}};
+    json out = {{"seconds", static_cast<double>(to - from) / 1e9},
+                {"rtt_ms", stats(ms)},
+                {"nvim_cpu_ms", nvim_cpu},
+                {"host_cpu_ms", host_cpu}};
     out.update(rss_window(from, to, before));
     if (!report.is_null()) out["report"] = report;
     f_["p1"][label] = out;
-    nvim_->lua("return _G.toolhost_bench.collect()");
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   };
   window("idle", [&] {
@@ -526,16 +581,18 @@ void Bench::p5_drain() {
   const uint64_t bytes = s_.p5_bytes;
   for (const char* via : {"toolhost", "lua"}) {
     uint64_t before = rss_kb(nvim_pid_);
+    double nvim_cpu = cpu_ms(nvim_pid_), host_cpu = cpu_ms(host_pid_);
     uint64_t from = now_ns();
     json report = scenario(
         "flood", {{"name", std::string("p5_") + via}, {"via", via}, {"jobs", 1}, {"bytes", bytes}});
     uint64_t to = now_ns();
     json out = {{"seconds", report["seconds"]},
                 {"mb_s", static_cast<double>(bytes) / 1e6 / report["seconds"].get<double>()},
+                {"nvim_cpu_ms", cpu_ms(nvim_pid_) - nvim_cpu},
+                {"host_cpu_ms", cpu_ms(host_pid_) - host_cpu},
                 {"report", report}};
     out.update(rss_window(from, to, before));
     f_["p5"][via] = out;
-    nvim_->lua("return _G.toolhost_bench.collect()");
   }
   auto shell_rate = [&](const std::string& script) {
     uint64_t t0 = now_ns();
@@ -549,13 +606,15 @@ void Bench::p5_drain() {
 
 void Bench::p6_many() {
   for (const char* via : {"toolhost", "lua"}) {
+    double nvim_cpu = cpu_ms(nvim_pid_), host_cpu = cpu_ms(host_pid_);
     json report =
         scenario("many", {{"name", std::string("p6_") + via}, {"via", via}, {"n", s_.p6_jobs}});
     f_["p6"][via] = {{"seconds", report["seconds"]},
                      {"ms_per_job", report["seconds"].get<double>() * 1e3 / s_.p6_jobs},
                      {"ok", report["ok"]},
-                     {"written", report["written"]}};
-    nvim_->lua("return _G.toolhost_bench.collect()");
+                     {"written", report["written"]},
+                     {"nvim_cpu_ms", cpu_ms(nvim_pid_) - nvim_cpu},
+                     {"host_cpu_ms", cpu_ms(host_pid_) - host_cpu}};
   }
   uint64_t t0 = now_ns();
   std::vector<pid_t> pids;
