@@ -245,6 +245,13 @@ local function apply_buffer(entry, results)
   for _, edit in ipairs(entry.edits or {}) do
     st.waiting[#st.waiting + 1] = edit
   end
+  -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
+  -- diagnostic it shows there: with one per call, each result written would cost as many
+  -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
+  -- the refresh that ends the list.
+  if deferred and not deferred[buf] and #st.waiting > 0 then
+    vim.diagnostic.hide(ns, buf)
+  end
   run_edits(buf, st, results)
   for _, s in ipairs(entry.stream or {}) do
     set_stream(buf, st, s.key, s.lines)
