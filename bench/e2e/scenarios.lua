@@ -332,28 +332,30 @@ function B.many(args)
     end
     local buf = chat(name, cmds)
     local ok = 0
+    local cpu0
     on_finished(buf, n, function(data)
       ok = ok + (data.status == "succeeded" and 1 or 0)
     end, function()
       local seconds = (uv.hrtime() - t0) / 1e9
-      report({ name = name, seconds = seconds, ok = ok,
+      report({ name = name, seconds = seconds, ok = ok, nvim_cpu_s = os.clock() - cpu0,
                written = result_blocks(buf, "^````result id=.* status=succeeded") })
     end)
     when_parsed(buf, n, function()
-      t0 = uv.hrtime()
+      t0, cpu0 = uv.hrtime(), os.clock()
       require("toolhost").run_all(buf)
     end)
   else
     local buf = scratch()
     local done, ok = 0, 0
     t0 = uv.hrtime()
+    local cpu0 = os.clock()
     for _ = 1, n do
       runner.run({ "sh", "-c", cmd }, buf, function(code)
         done = done + 1
         ok = ok + (code == 0 and 1 or 0)
         if done == n then
           local seconds = (uv.hrtime() - t0) / 1e9
-          report_collected({ name = name, seconds = seconds, ok = ok,
+          report_collected({ name = name, seconds = seconds, ok = ok, nvim_cpu_s = os.clock() - cpu0,
                              written = result_blocks(buf, "^```result exit=0") })
         end
       end)
