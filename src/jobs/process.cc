@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <memory>
 #include <unordered_map>
 
 #ifndef P_PIDFD
@@ -26,6 +27,20 @@ namespace {
 constexpr uint64_t kLingerAfterExitMs = 500;
 // A bigger pipe means fewer wake-ups per byte when a child floods its output.
 constexpr int kPipeBytes = 1024 * 1024;
+// A pipe's default capacity: a read that fills it means the child writes faster than we read.
+constexpr size_t kDefaultPipeBytes = 64 * 1024;
+
+// One read buffer for every Process on the thread: libuv reads into it and hands the bytes to
+// on_read before it asks for a buffer again, and on_read copies them out (capture, log, tail).
+// A flood is read up to a quarter of an enlarged pipe per call, and a Process is ~1 KB, not
+// 64 KB more for a buffer of its own (1,000 jobs at once left the heap that much bigger).
+char* read_buffer(size_t& size) {
+  static thread_local std::unique_ptr<char[]> buffer;
+  constexpr size_t kBytes = 256 * 1024;
+  if (!buffer) buffer = std::make_unique<char[]>(kBytes);
+  size = kBytes;
+  return buffer.get();
+}
 
 template <class Handle>
 uv_handle_t* as_handle(Handle* h) {
@@ -457,9 +472,10 @@ void Process::exited(int status) {
   maybe_finish();
 }
 
-void Process::on_alloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
-  auto* self = static_cast<Process*>(handle->data);
-  *buf = uv_buf_init(self->read_buffer_, sizeof self->read_buffer_);
+void Process::on_alloc(uv_handle_t*, size_t, uv_buf_t* buf) {
+  size_t size = 0;
+  char* base = read_buffer(size);
+  *buf = uv_buf_init(base, static_cast<unsigned>(size));
 }
 
 void Process::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
@@ -467,7 +483,7 @@ void Process::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   Stream which =
       stream == reinterpret_cast<uv_stream_t*>(&self->out_) ? Stream::Stdout : Stream::Stderr;
   if (nread > 0) {
-    if (static_cast<size_t>(nread) == sizeof self->read_buffer_) self->enlarge_pipe(*stream);
+    if (static_cast<size_t>(nread) >= kDefaultPipeBytes) self->enlarge_pipe(*stream);
     std::string_view data(buf->base, static_cast<size_t>(nread));
     (which == Stream::Stdout ? self->info_.out : self->info_.err).append(data);
     if (self->events_.output) self->events_.output(which, data);

@@ -102,7 +102,6 @@ class Process : public Executor {
   bool err_enlarged_ = false;
   Status stop_reason_ = Status::Running;  // TimedOut / Canceled once terminate() ran
   uint64_t start_ns_ = 0;
-  char read_buffer_[64 * 1024];
 };
 
 }  // namespace toolhost::jobs
