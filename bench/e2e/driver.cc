@@ -689,6 +689,10 @@ std::string fmt(double v, int digits = 2) {
   return buf;
 }
 
+std::string signed_mb(double v) {
+  return (v >= 0 ? "+" : "") + fmt(v, 1);
+}
+
 struct Row {
   std::string figure, toolhost, lua, physical, ratio, target, met;
 };
@@ -742,7 +746,7 @@ std::vector<Row> rows(const json& f) {
                yes(host_rss <= 30)});
   double nv_lo = n("/p5/toolhost/nvim_min_mb") - n("/p5/toolhost/nvim_before_mb"),
          nv_hi = n("/p5/toolhost/nvim_max_mb") - n("/p5/toolhost/nvim_before_mb");
-  r.push_back({"P5 Neovim RSS change during the drain (MB)", fmt(nv_lo, 1) + " … +" + fmt(nv_hi, 1),
+  r.push_back({"P5 Neovim RSS change during the drain (MB)", signed_mb(nv_lo) + " … " + signed_mb(nv_hi),
                "+" + fmt(n("/p5/lua/nvim_growth_mb"), 0), "", "", "± 5",
                yes(std::fabs(nv_lo) <= 5 && std::fabs(nv_hi) <= 5)});
   // P6
@@ -810,6 +814,11 @@ json machine() {
   }
   m["cores"] = std::thread::hardware_concurrency();
   m["memory_gb"] = status_field("/proc/meminfo", "MemTotal") / 1024.0 / 1024.0;
+  std::ifstream loadavg("/proc/loadavg");
+  double one = 0, five = 0;
+  loadavg >> one >> five;
+  m["loadavg_1m"] = one;  // other work on the machine while the benchmarks ran
+  m["loadavg_5m"] = five;
   utsname u{};
   ::uname(&u);
   m["kernel"] = std::string(u.sysname) + " " + u.release;
@@ -917,8 +926,12 @@ int main(int argc, char** argv) {
         figures["neovim"].get<std::string>() + "; " + result["machine"].value("cpu", "?") + ", " +
         std::to_string(result["machine"]["cores"].get<int>()) + " cores, " +
         fmt(result["machine"]["memory_gb"].get<double>(), 0) + " GB, " +
-        result["machine"]["kernel"].get<std::string>() + ".\n\n";
+        result["machine"]["kernel"].get<std::string>() + "; load average at the end " +
+        fmt(result["machine"]["loadavg_1m"].get<double>()) + " (1 min), " +
+        fmt(result["machine"]["loadavg_5m"].get<double>()) + " (5 min).\n\n";
   md += table(figures);
+  md += "\nRatios are against baselines measured in the same run; `make bench` reproduces it, "
+        "and bench/NOTES.md has the profiles behind the misses.\n";
   md += micro_table(result["micro"]);
   std::cout << "\n" << md;
   fs::create_directories(fs::path(o.out).parent_path());
