@@ -19,7 +19,7 @@ PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBU
   -DTOOLHOST_PCH=ON -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
 TEST_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLHOST_TESTS=ON $(CMAKE_FLAGS)
 
-.PHONY: all build deps test test-build test-sanitizers fuzz-smoke demo bench fuzz clean
+.PHONY: all build deps test test-build test-sanitizers fuzz-smoke demo bench bench-smoke fuzz clean
 
 all: build
 
@@ -35,9 +35,12 @@ test-build: deps
 	@scripts/configure $(BUILD)-test $(TEST_FLAGS)
 	@cmake --build $(BUILD)-test -j $(JOBS)
 
-# The whole suite twice: the normal build (RSS bounds are asserted there), then ASan+UBSan.
+# The whole suite twice: the normal build (RSS bounds are asserted there), then ASan+UBSan;
+# and the benchmarks once with tiny sizes (`make bench` unchanged but for the sizes; no figure
+# is checked), so that they cannot rot.
 test: test-build
 	@cd $(BUILD)-test && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory bench-smoke
 	@$(MAKE) --no-print-directory test-sanitizers
 	@$(MAKE) --no-print-directory fuzz-smoke
 
@@ -50,10 +53,16 @@ demo: deps
 	@$(MAKE) --no-print-directory build
 	@scripts/demo
 
+# Every benchmark in a Release build: one table, bench/results/latest.md and latest.json.
 bench: deps
 	@scripts/configure $(BUILD)-bench -DCMAKE_BUILD_TYPE=Release -DTOOLHOST_TESTS=OFF -DTOOLHOST_BENCH=ON
 	@cmake --build $(BUILD)-bench -j $(JOBS)
 	@scripts/bench $(BUILD)-bench
+
+# The same benchmarks, tiny, against the test build (no Release build of its own).
+bench-smoke:
+	@out=$$(BENCH_SMOKE=1 scripts/bench $(BUILD)-test 2>&1) || { echo "$$out" | tail -40; exit 1; }; \
+	  echo "bench smoke: ok (its report: $(BUILD)-test/bench-smoke/latest.md)"
 
 # Every fuzzer (scripts/fuzz has the list) for FUZZ_SMOKE_SECONDS each, as part of `make test`,
 # failing when one crashes; `make fuzz` runs each for FUZZ_SECONDS.

@@ -215,6 +215,10 @@ local function run_edits(buf, st, results)
   st.waiting = still
 end
 
+-- While a list of batches is applied: buf -> state of the buffers whose diagnostics are set
+-- once, after all of them (vim.diagnostic.set costs as much as the buffer has diagnostics).
+local deferred = nil
+
 local function apply_buffer(entry, results)
   local buf = entry.buf
   if not api.nvim_buf_is_valid(buf) then
@@ -250,11 +254,22 @@ local function apply_buffer(entry, results)
   for _, edit in ipairs(entry.edits or {}) do
     st.waiting[#st.waiting + 1] = edit
   end
+  -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
+  -- diagnostic it shows there: with one per call, each result written would cost as many
+  -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
+  -- the refresh that ends the list.
+  if deferred and not deferred[buf] and #st.waiting > 0 then
+    vim.diagnostic.hide(ns, buf)
+  end
   run_edits(buf, st, results)
   for _, s in ipairs(entry.stream or {}) do
     set_stream(buf, st, s.key, s.lines)
   end
-  refresh_diagnostics(buf, st)
+  if deferred then
+    deferred[buf] = st
+  else
+    refresh_diagnostics(buf, st)
+  end
 end
 
 -- Fires `User {name}` with `data` (0.8+: in the autocmd's data; every version: g:toolhost_event).
@@ -288,7 +303,8 @@ local function replace_jobs(all)
   M.jobs = jobs
 end
 
-local function apply_one(batch)
+-- A batch's changes; its events go to `events`, fired once the whole list is applied.
+local function apply_one(batch, events)
   local results = {}
   if batch.all_jobs then
     replace_jobs(batch.all_jobs)
@@ -315,29 +331,57 @@ local function apply_one(batch)
   for _, n in ipairs(batch.notify or {}) do
     vim.notify(n.message, vim.log.levels[(n.level or "info"):upper()] or vim.log.levels.INFO)
   end
-  for _, e in ipairs(batch.events or {}) do
+  vim.list_extend(events, batch.events or {})
+  return results
+end
+
+-- Batches in order; then the diagnostics of the buffers they touched, once; then their
+-- events, so that a handler sees every change the list made.
+local function apply_list(batches)
+  local results, events = {}, {}
+  deferred = {}
+  for _, batch in ipairs(batches) do
+    vim.list_extend(results, apply_one(batch, events))
+  end
+  local dirty = deferred
+  deferred = nil
+  for buf, st in pairs(dirty) do
+    if api.nvim_buf_is_valid(buf) then
+      refresh_diagnostics(buf, st)
+    end
+  end
+  for _, e in ipairs(events) do
     fire(e.name, e.data)
   end
   return results
 end
 
--- Applies one batch; a batch that arrives while another is applied (an autocmd handler
--- that waits on the host, say) is applied after it, in order.
-function M.apply(batch)
+-- Applies a list of batches (the host sends those that came while Neovim applied the previous
+-- list together); a list that arrives while another is applied (an event handler that waits
+-- on the host, say) is applied after it, in order.
+function M.apply_all(batches)
   if applying then
-    queue[#queue + 1] = batch
+    vim.list_extend(queue, batches)
     return { queued = true }
   end
   applying = true
-  local ok, results = pcall(apply_one, batch)
+  local ok, results = pcall(apply_list, batches)
   while ok and #queue > 0 do
-    ok, results = pcall(apply_one, table.remove(queue, 1))
+    local next_list = queue
+    queue = {}
+    ok, results = pcall(apply_list, next_list)
   end
+  deferred = nil
   applying = false
   if not ok then
     error(results)
   end
   return { edits = results }
+end
+
+-- One batch (as apply_all({ batch })).
+function M.apply(batch)
+  return M.apply_all({ batch })
 end
 
 -- A question from the host: whether to run a finished call again (SPEC 4: :ToolRun on a

@@ -1,6 +1,9 @@
 #include "jobs/engine.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include "base/fs.h"
 #include "base/log.h"
@@ -173,21 +176,25 @@ void Engine::start(Job& job) {
 }
 
 void Engine::open_log(Job& job) {
-  if (job.info.log_path.empty()) return;
-  std::string error = job.log.open(job.info.log_path, options_.log_max_bytes);
-  if (!error.empty()) {
-    log::warn("jobs: cannot create " + job.info.log_path + ": " + error);
-    job.info.log_path.clear();
-  }
+  job.log_pending = !job.info.log_path.empty();
 }
 
 void Engine::on_output(Job& job, std::string_view data) {
+  if (job.log_pending) {
+    job.log_pending = false;
+    std::string error = job.log.open(job.info.log_path, options_.log_max_bytes);
+    if (!error.empty()) {
+      log::warn("jobs: cannot create " + job.info.log_path + ": " + error);
+      job.info.log_path.clear();
+    }
+  }
   if (!job.log.is_open()) return;
   job.log.write(data);
   job.info.log_bytes = job.log.bytes();
 }
 
 void Engine::close_log(Job& job) {
+  job.log_pending = false;
   if (!job.log.is_open()) return;
   job.log.close();
   job.info.log_bytes = job.log.bytes();
@@ -303,6 +310,11 @@ OutputChunk Engine::output(const std::string& id, uint64_t since, size_t max_byt
   chunk.finished = is_finished(info->status);
   if (info->log_path.empty()) {
     chunk.error = "job " + id + " has no log";
+    chunk.eof = chunk.finished;
+    return chunk;
+  }
+  // No output, no log file (it is created with the first output).
+  if (info->log_bytes == 0 && ::access(info->log_path.c_str(), F_OK) != 0 && errno == ENOENT) {
     chunk.eof = chunk.finished;
     return chunk;
   }

@@ -118,7 +118,10 @@ class Engine {
     JobInfo info;
     JobEvents events;
     std::unique_ptr<Executor> process;  // a Process, Sequence or Task, while it runs
-    JobLog log;  // open while the job runs
+    JobLog log;  // open while the job runs, from its first output on
+    // The log file is created when the first output comes: most jobs of a chat write little
+    // or nothing, and creating a file costs more than starting the job (an inode).
+    bool log_pending = false;
   };
 
   Job& create(JobSpec spec);

@@ -1,7 +1,13 @@
 #pragma once
-// One child process in its own process group, with its stdout/stderr pipes and timers.
-// A Process owns its libuv handles; it tells its owner `closed` from the last close
+// One child process in its own session and process group, with its stdout/stderr pipes and
+// timers. A Process owns its libuv handles; it tells its owner `closed` from the last close
 // callback, and only then may it be destroyed (the owner may destroy it inside `closed`).
+//
+// Spawning is posix_spawn (glibc: clone(CLONE_VM | CLONE_VFORK), no copy of the host's page
+// tables as libuv 1.44's fork() makes), and the exit is seen through a pidfd polled by the loop:
+// one readable fd per child, reaped by its pid, instead of libuv's SIGCHLD handler that calls
+// waitpid() once per live process handle on every SIGCHLD. Where the kernel has no pidfd
+// (before Linux 5.4) one SIGCHLD watcher per loop reaps the children of that loop by pid.
 
 #include <uv.h>
 
@@ -14,6 +20,12 @@
 
 namespace toolhost::jobs {
 
+// How a child's exit is seen: a pidfd (Linux >= 5.4) or the SIGCHLD fallback.
+enum class Reaping { Pidfd, Sigchld };
+Reaping reaping();
+// Tests run the fallback on a kernel that has pidfds; takes effect for later spawns.
+void set_reaping_for_testing(Reaping reaping);
+
 // `finished` comes when the exit was seen and the pipes drained (or given up on); `closed` when
 // every handle is closed.
 class Process : public Executor {
@@ -21,6 +33,7 @@ class Process : public Executor {
   Process(uv_loop_t* loop, JobInfo& info, uint64_t kill_grace_ms, Events events);
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
+  ~Process() override;
 
   // Spawns. On failure sets info.error, returns false, and reports `finished` from the
   // next loop iteration (never from inside start()).
@@ -36,14 +49,18 @@ class Process : public Executor {
   void close() override;
 
  private:
-  static void on_exit(uv_process_t* handle, int64_t exit_status, int term_signal);
+  friend class SigchldReaper;
+  static void on_pidfd(uv_poll_t* handle, int status, int events);
+  // The direct child was reaped with wait status `status` (-1: reaped by someone else).
+  void exited(int status);
+  int spawn(const std::vector<std::string>& environment, int out_fd, int err_fd);
   static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
   static void on_handle_closed(uv_handle_t* handle);
   static void on_grace(uv_timer_t* timer);
 
   // The lifecycle. Every change goes through move_to(); the only ones are
-  //   Created -> Running      uv_spawn succeeded
+  //   Created -> Running      posix_spawn succeeded
   //   Created -> StartFailed  no spawn; `finished` comes from the next loop iteration
   //   Running -> Exited       the direct child exited; its pipes may still be open
   //   StartFailed | Exited -> Finished   `finished` reported
@@ -68,7 +85,10 @@ class Process : public Executor {
   JobInfo& info_;
   uint64_t kill_grace_ms_;
   Events events_;
-  uv_process_t process_{};
+  uv_poll_t exit_watch_{};  // the child's pidfd, readable once it exited (Reaping::Pidfd)
+  int pidfd_ = -1;
+  bool exit_watch_open_ = false;
+  bool in_reaper_ = false;  // registered with the loop's SIGCHLD watcher (Reaping::Sigchld)
   uv_pipe_t out_{};
   uv_pipe_t err_{};
   uv_timer_t deadline_{};  // the timeout while running; the linger wait after exit
@@ -82,7 +102,6 @@ class Process : public Executor {
   bool err_enlarged_ = false;
   Status stop_reason_ = Status::Running;  // TimedOut / Canceled once terminate() ran
   uint64_t start_ns_ = 0;
-  char read_buffer_[64 * 1024];
 };
 
 }  // namespace toolhost::jobs

@@ -22,6 +22,12 @@ Api::Api(rpc::Peer& peer) : peer_(peer) {}
 
 void Api::call(const std::string& method, const nlohmann::json& params,
                Done<nlohmann::json> done) {
+  send_waiting_batches();
+  send(method, params, std::move(done));
+}
+
+void Api::send(const std::string& method, const nlohmann::json& params,
+               Done<nlohmann::json> done) {
   peer_.request(method, params, [done = std::move(done)](const rpc::Response& response) {
     if (!done) return;
     if (!response.ok()) return done(response.error, nullptr);
@@ -65,6 +71,32 @@ void Api::buf_get_lines(int64_t buf, int64_t start, int64_t end,
 void Api::exec_lua(const std::string& code, const nlohmann::json& args,
                    Done<nlohmann::json> done) {
   call("nvim_exec_lua", {code, args.is_null() ? nlohmann::json::array() : args}, std::move(done));
+}
+
+void Api::exec_lua_batched(const std::string& code, nlohmann::json batch,
+                           Done<nlohmann::json> done) {
+  batches_->code = code;
+  batches_->done = std::move(done);
+  batches_->waiting.push_back(std::move(batch));
+  if (batches_->in_flight == 0) send_waiting_batches();
+}
+
+void Api::send_waiting_batches() {
+  Batches& b = *batches_;
+  if (b.waiting.empty()) return;
+  nlohmann::json list = std::move(b.waiting);
+  b.waiting = nlohmann::json::array();
+  ++b.in_flight;
+  std::weak_ptr<Batches> weak = batches_;
+  rpc::Peer* peer = &peer_;
+  send("nvim_exec_lua", {b.code, nlohmann::json::array({std::move(list)})},
+       [this, weak, peer](const std::string& error, const nlohmann::json& result) {
+         auto batches = weak.lock();
+         if (!batches) return;  // the Api is gone
+         --batches->in_flight;
+         if (batches->done) batches->done(error, result);
+         if (batches->in_flight == 0 && peer->is_open()) send_waiting_batches();
+       });
 }
 
 void Api::on_lines(std::function<void(LinesEvent&)> handler) {

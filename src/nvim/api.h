@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,14 @@ class Api {
                      Done<std::vector<std::string>> done);
   // Runs `code` with `...` = args; the callback gets what it returns.
   void exec_lua(const std::string& code, const nlohmann::json& args, Done<nlohmann::json> done);
+  // Runs `code` with `...` = a list of batches. While Neovim applies one list, the batches sent
+  // meanwhile wait and leave together when it answers: a busy Neovim gets fewer, larger lists
+  // (and applies each as one), and the host never queues work up in front of it. Every other
+  // call sends the waiting batches first, so that nothing overtakes them. `done` gets each
+  // list's answer.
+  void exec_lua_batched(const std::string& code, nlohmann::json batch, Done<nlohmann::json> done);
+  // Sends the waiting batches now (before the channel closes).
+  void flush_batches() { send_waiting_batches(); }
 
   void on_lines(std::function<void(LinesEvent&)> handler);
   void on_detach(std::function<void(int64_t buf)> handler);
@@ -55,8 +64,20 @@ class Api {
   rpc::Peer& peer() { return peer_; }
 
  private:
+  struct Batches {
+    std::string code;
+    Done<nlohmann::json> done;
+    nlohmann::json waiting = nlohmann::json::array();
+    int in_flight = 0;
+  };
+
   void call(const std::string& method, const nlohmann::json& params, Done<nlohmann::json> done);
+  void send(const std::string& method, const nlohmann::json& params, Done<nlohmann::json> done);
+  void send_waiting_batches();
   rpc::Peer& peer_;
+  // Shared with the answers' callbacks, which may come after this Api is gone (the Peer fails
+  // its pending requests when it closes).
+  std::shared_ptr<Batches> batches_ = std::make_shared<Batches>();
 };
 
 }  // namespace toolhost::nvim

@@ -29,6 +29,12 @@ int sum(const std::vector<int>& counts, size_t from, size_t to) {
   return std::accumulate(counts.begin() + from, counts.begin() + to, 0);
 }
 
+void relative(ParseStep& step, int rows) {
+  step.row += rows;
+  step.reach += rows;
+  step.next += rows;
+}
+
 void shift_call(ToolCall& call, int rows) {
   call.start += rows;
   call.end += rows;
@@ -74,6 +80,8 @@ ParseDelta IncrementalParser::split_all() {
   segments_.clear();
   segment_calls_.clear();
   segment_errors_.clear();
+  segment_steps_.clear();
+  segment_open_end_.clear();
   style_ = options_.header_style;
   Replaced fresh = replace_segments(0, 0, split_segments(classes_, 0, &style_), 0);
   replaced.new_hashes = std::move(fresh.new_hashes);
@@ -138,7 +146,8 @@ ParseDelta IncrementalParser::apply(int first, int last, std::vector<std::string
   if (stopped_at < static_cast<int>(lines_.size())) {
     b = segment_at(stopped_at - shift);
   }
-  return renumber_and_diff(replace_segments(a, b, std::move(fresh), shift));
+  const Edit edit{first, last, first + added};
+  return renumber_and_diff(replace_segments(a, b, std::move(fresh), shift, &edit));
 }
 
 ParseDelta IncrementalParser::set_complete(bool complete) {
@@ -157,7 +166,16 @@ ParseDelta IncrementalParser::set_header_style(HeaderStyle style) {
 
 IncrementalParser::Replaced IncrementalParser::replace_segments(size_t a, size_t b,
                                                                 std::vector<Segment> fresh,
-                                                                int shift) {
+                                                                int shift, const Edit* edit) {
+  // An edit inside one message that stays one message (the usual typing, and every result
+  // toolhost writes): only the turns of its reader that the edit touches are read again.
+  const int assistant = static_cast<int>(Role::Assistant);
+  if (edit && b == a + 1 && fresh.size() == 1 && fresh[0].start == segments_[a].start &&
+      fresh[0].role == assistant && segments_[a].role == assistant &&
+      segment_open_end_[a] == (b == segments_.size() && !options_.complete) &&
+      edit->first > segments_[a].start) {
+    return replace_within_message(a, fresh[0], shift, *edit);
+  }
   Replaced replaced;
   const int call_begin = sum(segment_calls_, 0, a);
   const int call_end = call_begin + sum(segment_calls_, a, b);
@@ -174,13 +192,18 @@ IncrementalParser::Replaced IncrementalParser::replace_segments(size_t a, size_t
   std::vector<ParseError> errors;
   std::vector<int> calls_per_segment;
   std::vector<int> errors_per_segment;
+  std::vector<std::vector<ParseStep>> steps_per_segment;
+  std::vector<char> open_end_per_segment;
   for (size_t i = 0; i < fresh.size(); ++i) {
     const Segment& s = fresh[i];
     MessageCalls found;
+    bool open_end = ends_buffer && i + 1 == fresh.size() && !options_.complete;
     if (s.role == static_cast<int>(Role::Assistant)) {
-      bool open_end = ends_buffer && i + 1 == fresh.size() && !options_.complete;
       found = parse_message(lines_, s.start + 1, s.end, options_, open_end);
     }
+    for (ParseStep& step : found.steps) relative(step, -s.start);
+    steps_per_segment.push_back(std::move(found.steps));
+    open_end_per_segment.push_back(open_end);
     for (auto& call : found.calls) call.message = static_cast<int>(a + i) - 1;
     calls_per_segment.push_back(static_cast<int>(found.calls.size()));
     errors_per_segment.push_back(static_cast<int>(found.errors.size()));
@@ -234,6 +257,76 @@ IncrementalParser::Replaced IncrementalParser::replace_segments(size_t a, size_t
   splice(segments_, a, b, std::move(fresh));
   splice(segment_calls_, a, b, std::move(calls_per_segment));
   splice(segment_errors_, a, b, std::move(errors_per_segment));
+  splice(segment_steps_, a, b, std::move(steps_per_segment));
+  splice(segment_open_end_, a, b, std::move(open_end_per_segment));
+  return replaced;
+}
+
+IncrementalParser::Replaced IncrementalParser::replace_within_message(size_t a, Segment fresh,
+                                                                      int shift, const Edit& edit) {
+  const bool open_end = segment_open_end_[a] != 0;
+  // Steps are kept relative to their segment's start (which the edit did not move), so that
+  // the segments below an edit move without touching them.
+  std::vector<ParseStep> old_steps = std::move(segment_steps_[a]);
+  for (ParseStep& step : old_steps) relative(step, fresh.start);
+  const MessageReuse reuse{&old_steps, edit.first, edit.old_end, edit.new_end};
+  MessageCalls found =
+      parse_message(lines_, fresh.start + 1, fresh.end, options_, open_end, &reuse);
+  for (ParseStep& step : found.steps) relative(step, -fresh.start);
+
+  // The calls and errors the reader found again replace those between the kept and the tail
+  // ones; everything after them moves with the text.
+  const int message_calls = segment_calls_[a];
+  const int message_errors = segment_errors_[a];
+  const size_t call_first = static_cast<size_t>(sum(segment_calls_, 0, a) + found.kept_calls);
+  const size_t call_last =
+      static_cast<size_t>(sum(segment_calls_, 0, a) + message_calls - found.tail_calls);
+  const size_t error_first = static_cast<size_t>(sum(segment_errors_, 0, a) + found.kept_errors);
+  const size_t error_last =
+      static_cast<size_t>(sum(segment_errors_, 0, a) + message_errors - found.tail_errors);
+
+  Replaced replaced;
+  replaced.old_calls.assign(std::make_move_iterator(result_.calls.begin() + call_first),
+                            std::make_move_iterator(result_.calls.begin() + call_last));
+  replaced.old_hashes.assign(hashes_.begin() + call_first, hashes_.begin() + call_last);
+  replaced.new_hashes = found.content_hashes;
+  replaced.new_begin = call_first;
+  replaced.new_count = found.calls.size();
+
+  const int message = static_cast<int>(a) - 1;
+  for (auto& call : found.calls) call.message = message;
+  const size_t fresh_calls = found.calls.size();
+  const size_t fresh_errors = found.errors.size();
+  segment_calls_[a] = found.kept_calls + static_cast<int>(fresh_calls) + found.tail_calls;
+  segment_errors_[a] = found.kept_errors + static_cast<int>(fresh_errors) + found.tail_errors;
+  splice(result_.calls, call_first, call_last, std::move(found.calls));
+  splice(hashes_, call_first, call_last, std::move(found.content_hashes));
+  splice(result_.errors, error_first, error_last, std::move(found.errors));
+  if (shift != 0) {
+    for (size_t i = call_first + fresh_calls; i < result_.calls.size(); ++i) {
+      shift_call(result_.calls[i], shift);
+    }
+    for (size_t i = error_first + fresh_errors; i < result_.errors.size(); ++i) {
+      ParseError& error = result_.errors[i];
+      error.start += shift;
+      error.end += shift;
+      error.line += shift;
+    }
+    for (size_t i = a + 1; i < segments_.size(); ++i) {
+      Segment& s = segments_[i];
+      s.start += shift;
+      s.end += shift;
+      if (s.unclosed_row >= 0) s.unclosed_row += shift;
+    }
+  }
+  // Segment a is message a - 1: it keeps its start, its end is the fresh one.
+  result_.messages[a - 1].end = fresh.end;
+  for (size_t i = a; i < result_.messages.size(); ++i) {
+    result_.messages[i].start += shift;
+    result_.messages[i].end += shift;
+  }
+  segments_[a] = fresh;
+  segment_steps_[a] = std::move(found.steps);
   return replaced;
 }
 

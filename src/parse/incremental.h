@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "parse/message_parser.h"
 #include "parse/messages.h"
 #include "parse/types.h"
 
@@ -43,9 +44,19 @@ class IncrementalParser {
     size_t new_count = 0;
   };
 
+  // Rows [first, old_end) became rows [first, new_end).
+  struct Edit {
+    int first = 0;
+    int old_end = 0;
+    int new_end = 0;
+  };
+
   // Replaces segments [a, b) with `fresh`, whose rows are already in new coordinates; rows after
-  // them move by `shift`.
-  Replaced replace_segments(size_t a, size_t b, std::vector<Segment> fresh, int shift);
+  // them move by `shift`. With `edit` (what changed), an edit inside one assistant message
+  // re-reads only the part of it the edit touches.
+  Replaced replace_segments(size_t a, size_t b, std::vector<Segment> fresh, int shift,
+                            const Edit* edit = nullptr);
+  Replaced replace_within_message(size_t a, Segment fresh, int shift, const Edit& edit);
   ParseDelta renumber_and_diff(Replaced replaced);
   size_t segment_at(int row) const;
   // Splits and parses lines_ anew (classes_ already match them).
@@ -58,6 +69,10 @@ class IncrementalParser {
   std::vector<Segment> segments_;   // segment 0 is the preamble; messages are segments 1..
   std::vector<int> segment_calls_;  // calls found in each segment
   std::vector<int> segment_errors_;
+  // How each message was read (empty for segments that are no assistant message), and whether
+  // it was read as still streaming: what an edit inside it reuses.
+  std::vector<std::vector<ParseStep>> segment_steps_;
+  std::vector<char> segment_open_end_;
   ParseResult result_;
   std::vector<uint64_t> hashes_;  // call_content_hash of each call in result_.calls
 };

@@ -47,6 +47,14 @@ std::optional<ResultBlock> result_block_at(const std::vector<std::string>& lines
   return block;
 }
 
+std::optional<ResultBlock> result_block_at(const ReadContext& ctx, int row) {
+  if (row >= ctx.end) return std::nullopt;
+  ctx.touch(row);
+  auto block = result_block_at(ctx.lines, row, ctx.end);
+  if (block) ctx.touch(block->end - 1);  // its closing fence, or the message's last row
+  return block;
+}
+
 void attach_result(ToolCall& call, const ResultBlock& block) {
   call.result = ResultRef{block.start, block.end, block.job_id, block.status};
   call.status = core::status_from_string(block.status).value_or(Status::Failed);
@@ -55,10 +63,9 @@ void attach_result(ToolCall& call, const ResultBlock& block) {
   }
 }
 
-int attach_results_after_fence(const std::vector<std::string>& lines, int row, int end,
-                               std::vector<ToolCall>& calls) {
+int attach_results_after_fence(const ReadContext& ctx, int row, std::vector<ToolCall>& calls) {
   size_t next_call = 0;
-  while (auto block = result_block_at(lines, row, end)) {
+  while (auto block = result_block_at(ctx, row)) {
     ToolCall* target = nullptr;
     for (auto& call : calls) {
       if (block->part > 0 && call.part == block->part) target = &call;

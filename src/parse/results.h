@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "parse/reader.h"
 #include "parse/types.h"
 
 namespace toolhost::parse {
@@ -21,6 +22,8 @@ struct ResultBlock {
 
 // The result block that opens at `row`, ending at its closing fence (or at `end` when unclosed).
 std::optional<ResultBlock> result_block_at(const std::vector<std::string>& lines, int row, int end);
+// The same within a message being read (up to ctx.end), noting the rows it read.
+std::optional<ResultBlock> result_block_at(const ReadContext& ctx, int row);
 
 // Marks the call finished with the block's status (`failed` when the status is unknown).
 void attach_result(ToolCall& call, const ResultBlock& block);
@@ -28,7 +31,6 @@ void attach_result(ToolCall& call, const ResultBlock& block);
 // Fenced dialects (XML, JSON) write one result block per call after the fence, in call order:
 // attaches the run of result blocks that starts at `row` to `calls` (matched by part) and
 // returns the row after the last one.
-int attach_results_after_fence(const std::vector<std::string>& lines, int row, int end,
-                               std::vector<ToolCall>& calls);
+int attach_results_after_fence(const ReadContext& ctx, int row, std::vector<ToolCall>& calls);
 
 }  // namespace toolhost::parse

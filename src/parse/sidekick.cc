@@ -18,7 +18,7 @@ Found missing_body(const ReadContext& ctx, BlockStart at, const std::string& too
                    nlohmann::json params, const std::string& what) {
   bool rest_blank = true;
   for (int row = at.row + 1; row < ctx.end && rest_blank; ++row) {
-    rest_blank = is_blank(ctx.lines[row]);
+    rest_blank = is_blank(ctx.line(row));
   }
   if (ctx.open_end && rest_blank) return unclosed(ctx, at, at.row, tool, std::move(params));
   return block_error(at, at.row + 1, at.row, what);
@@ -151,7 +151,7 @@ Found read_side_by_side(const ReadContext& ctx, int row, int column,
     call.part = static_cast<int>(i) + 1;
     found.calls.push_back(std::move(call));
   }
-  found.next_row = attach_results_after_fence(ctx.lines, purpose.end_row, ctx.end, found.calls);
+  found.next_row = attach_results_after_fence(ctx, purpose.end_row, found.calls);
   return found;
 }
 
@@ -169,7 +169,7 @@ Found read_insert(const ReadContext& ctx, BlockStart at) {
 
 // The canonical tool named by the result block after the `>` lines from `row` on, or "".
 std::string result_tool_after(const ReadContext& ctx, int row) {
-  auto result = result_block_at(ctx.lines, read_purpose(ctx, row).end_row, ctx.end);
+  auto result = result_block_at(ctx, read_purpose(ctx, row).end_row);
   if (!result) return "";
   const ToolSpec* spec = ctx.options.tools.find(result->tool);
   return spec ? spec->name : result->tool;
@@ -198,7 +198,7 @@ std::optional<Found> read_executed(const ReadContext& ctx, BlockStart at, const 
     }
   }
   Purpose purpose = read_purpose(ctx, cursor);
-  auto result = result_block_at(ctx.lines, purpose.end_row, ctx.end);
+  auto result = result_block_at(ctx, purpose.end_row);
   if (!result) return std::nullopt;
 
   const ToolSpec* spec = ctx.options.tools.find(result->tool);
@@ -268,7 +268,7 @@ Found read_replace(const ReadContext& ctx, BlockStart at, const Header& header) 
 }  // namespace
 
 std::optional<Found> read_sidekick_block(const ReadContext& ctx, int row, int column) {
-  std::string_view text = std::string_view(ctx.lines[row]).substr(column);
+  std::string_view text = std::string_view(ctx.line(row)).substr(column);
   std::vector<Header> headers = parse_headers(text, ctx.options.tools);
   if (headers.empty()) return std::nullopt;
   if (headers.size() > 1) return read_side_by_side(ctx, row, column, headers);

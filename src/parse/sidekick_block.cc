@@ -10,23 +10,24 @@
 namespace toolhost::parse {
 
 int skip_blank(const ReadContext& ctx, int row) {
-  return row < ctx.end && is_blank(ctx.lines[row]) ? row + 1 : row;
+  return row < ctx.end && is_blank(ctx.line(row)) ? row + 1 : row;
 }
 
 std::optional<ParamFence> fence_at(const ReadContext& ctx, int row) {
   if (row >= ctx.end) return std::nullopt;
-  auto open = fence_open(ctx.lines[row]);
+  auto open = fence_open(ctx.line(row));
   if (!open || info_word(open->info) == "result") return std::nullopt;
   ParamFence fence;
   fence.open_row = row;
   fence.close_row = find_fence_close(ctx.lines, row + 1, ctx.end, *open);
+  ctx.touch(fence.closed() ? fence.close_row : ctx.end - 1);
   fence.content = join_lines(ctx.lines, row + 1, fence.closed() ? fence.close_row : ctx.end);
   return fence;
 }
 
 std::optional<ParamFence> labeled_fence_at(const ReadContext& ctx, int row,
                                            std::string_view label) {
-  if (row >= ctx.end || !is_label(ctx.lines[row], label)) return std::nullopt;
+  if (row >= ctx.end || !is_label(ctx.line(row), label)) return std::nullopt;
   auto fence = fence_at(ctx, skip_blank(ctx, row + 1));
   if (!fence) return std::nullopt;
   fence->label = std::string(label);
@@ -38,7 +39,7 @@ Purpose read_purpose(const ReadContext& ctx, int row) {
   Purpose purpose{"", row};
   int r = skip_blank(ctx, row);
   while (r < ctx.end) {
-    auto body = strip_indent(ctx.lines[r]);
+    auto body = strip_indent(ctx.line(r));
     if (!body || body->empty() || body->front() != '>') break;
     std::string_view text = body->substr(1);
     if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
@@ -92,7 +93,7 @@ Found make_call(const ReadContext& ctx, const std::string& tool, nlohmann::json 
   call.start = at.row;
   call.column = at.column;
   call.end = end;
-  if (auto result = result_block_at(ctx.lines, end, ctx.end)) {
+  if (auto result = result_block_at(ctx, end)) {
     attach_result(call, *result);
     found.next_row = result->end;
   }

@@ -75,7 +75,7 @@ bool split_one_fence(const ParamFence& fence, Replacements& out) {
 // One fence, or `**Replacement N:**` + one fence repeated.
 Replacements one_fence_replacements(const ReadContext& ctx, int row) {
   Replacements out;
-  int number = replacement_number(ctx.lines[row]);
+  int number = replacement_number(ctx.line(row));
   int expected = 1;
   while (true) {
     auto fence = fence_at(ctx, skip_blank(ctx, number > 0 ? row + 1 : row));
@@ -91,7 +91,7 @@ Replacements one_fence_replacements(const ReadContext& ctx, int row) {
     if (number == 0) return out;
     row = skip_blank(ctx, out.end_row);
     if (row >= ctx.end) return out;
-    int next = replacement_number(ctx.lines[row]);
+    int next = replacement_number(ctx.line(row));
     if (next == 0) return out;
     if (next != ++expected) {
       return failure(row + 1, row,
@@ -121,7 +121,7 @@ std::optional<Replacements> read_replacements(const ReadContext& ctx, int row) {
   int first = skip_blank(ctx, row);
   if (first >= ctx.end) return std::nullopt;
   if (auto search = labeled_fence_at(ctx, first, "Search")) return labeled_pairs(ctx, *search);
-  if (replacement_number(ctx.lines[first]) == 1 || fence_at(ctx, first)) {
+  if (replacement_number(ctx.line(first)) == 1 || fence_at(ctx, first)) {
     return one_fence_replacements(ctx, first);
   }
   return std::nullopt;

@@ -23,8 +23,9 @@ jobs::EngineOptions engine_options(const HostOptions& host) {
   return options;
 }
 
-// ui.apply returns what became of each rewrite; the host only logs it for now.
-constexpr const char* kApplyBatch = "return require('toolhost.ui').apply(...)";
+// ui.apply_all applies a list of batches (several when Neovim was busy with the previous list)
+// and returns what became of each rewrite; the host only logs it for now.
+constexpr const char* kApplyBatches = "return require('toolhost.ui').apply_all(...)";
 // The answer to a `toolhost.call`: (token, error or nil, result or nil).
 constexpr const char* kResolveCall = "require('toolhost.host').resolve(...)";
 
@@ -358,17 +359,20 @@ void Host::update_ticker() {
 }
 
 void Host::send_batch(nlohmann::json batch) {
-  api_.exec_lua(kApplyBatch, nlohmann::json::array({std::move(batch)}),
-                [](const std::string& error, const nlohmann::json& result) {
-                  if (!error.empty()) return log::error("applying feedback failed: " + error);
-                  log::debug("feedback applied: " + result.dump());
-                });
+  api_.exec_lua_batched(kApplyBatches, std::move(batch),
+                        [](const std::string& error, const nlohmann::json& result) {
+                          if (!error.empty()) {
+                            return log::error("applying feedback failed: " + error);
+                          }
+                          log::debug("feedback applied: " + result.dump());
+                        });
 }
 
 void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
   uv_timer_stop(&ticker_);
   engine_.shutdown(grace_ms, [this, done = std::move(done)] {
     feedback_.close();
+    api_.flush_batches();
     uv_close(reinterpret_cast<uv_handle_t*>(&ticker_), nullptr);
     done();
   });

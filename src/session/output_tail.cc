@@ -20,9 +20,11 @@ void OutputTail::Line::add(std::string_view bytes) {
   std::string_view body = bytes;
   while (!body.empty() && body.back() == '\r') body.remove_suffix(1);
   bool trailing_cr = body.size() < bytes.size();
-  size_t cr = body.rfind('\r');
-  if (cr != std::string_view::npos) {
-    body.remove_prefix(cr + 1);
+  // memrchr, not rfind: a flood brings kilobytes per line, and rfind goes byte by byte.
+  auto* cr =
+      body.empty() ? nullptr : static_cast<const char*>(::memrchr(body.data(), '\r', body.size()));
+  if (cr) {
+    body.remove_prefix(static_cast<size_t>(cr - body.data()) + 1);
     text.clear();
     truncated = false;
   } else if (ends_with_cr && !body.empty()) {

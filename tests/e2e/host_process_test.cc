@@ -103,9 +103,11 @@ class HostProcess {
       respond(nullptr, true);
       peer_->notify("nvim_buf_lines_event", json::array({params[0], 1, 0, -1, lines, false}));
     });
+    // ui.apply_all(batches): the batches that came while the previous list was applied.
     peer_->on_request("nvim_exec_lua", [this](const rpc::Message& message,
                                               rpc::Peer::Respond respond) {
-      batches_.push_back(rpc::to_json(message.params)[1][0]);
+      json params = rpc::to_json(message.params);
+      for (const json& batch : params[1][0]) batches_.push_back(batch);
       respond(nullptr, json::object());
     });
   }
@@ -239,16 +241,18 @@ void forward_stream_text(NvimHarness& nvim, const std::string& text) {
   nvim.lua(R"(
     local chan, text = ...
     local ui = require("toolhost.ui")
-    local apply = ui.apply
-    ui.apply = function(batch)
-      for _, entry in ipairs(batch.buffers or {}) do
-        for _, s in ipairs(entry.stream or {}) do
-          if vim.tbl_contains(s.lines, text) then
-            vim.rpcnotify(chan, "stream", s.lines)
+    local apply_all = ui.apply_all  -- what the host calls, with the batches that came together
+    ui.apply_all = function(batches)
+      for _, batch in ipairs(batches) do
+        for _, entry in ipairs(batch.buffers or {}) do
+          for _, s in ipairs(entry.stream or {}) do
+            if vim.tbl_contains(s.lines, text) then
+              vim.rpcnotify(chan, "stream", s.lines)
+            end
           end
         end
       end
-      return apply(batch)
+      return apply_all(batches)
     end
   )",
            json::array({nvim.channel(), text}));

@@ -195,7 +195,7 @@ TEST(JobsQueries, AnswerWithResultsAndClearErrors) {
   EXPECT_EQ(unknown["err"], "unknown method jobs.nope");
 }
 
-// Forwards, as notification "all_jobs", the ids of every `all_jobs` list ui.apply() applied.
+// Forwards, as notification "all_jobs", the ids of every `all_jobs` list ui.apply_all() applied.
 void forward_all_jobs(NvimHarness& nvim) {
   nvim.listen("all_jobs");
   nvim.after_each_batch(R"(function(chan, batch)

@@ -184,10 +184,12 @@ void NvimHarness::after_each_batch(const std::string& check) {
     local chan, source = ...
     local check = assert(loadstring("return " .. source))()
     local ui = require("toolhost.ui")
-    local apply = ui.apply
-    ui.apply = function(batch)
-      local result = apply(batch)
-      check(chan, batch)
+    local apply_all = ui.apply_all  -- what the host calls, with the batches that came together
+    ui.apply_all = function(batches)
+      local result = apply_all(batches)
+      for _, batch in ipairs(batches) do
+        check(chan, batch)
+      end
       return result
     end
     check(chan, nil)

@@ -40,7 +40,7 @@ class NvimHarness {
   void forward_user_event(const std::string& pattern);
   // Forwards DiagnosticChanged as notification "diagnostics" with the buffer's diagnostics.
   void forward_diagnostics();
-  // Calls the Lua function `check(chan, batch)` (source text) after every batch ui.apply()
+  // Calls the Lua function `check(chan, batch)` (source text) after every batch ui.apply_all()
   // applies, and once now with no batch, so a test can forward to itself the state it waits for.
   void after_each_batch(const std::string& check);
   // Replaces vim.notify: each message becomes notification "notify" {msg, level}.

@@ -279,6 +279,29 @@ TEST_F(JobsEngine, OutputOfAQueuedJobIsEmptyNotAnError) {
   EXPECT_TRUE(chunk.eof);
 }
 
+// The log file comes with the first output: a job that writes nothing creates no file (one
+// inode less per job), and its output is empty, not an error.
+TEST_F(JobsEngine, LogFileIsCreatedByTheFirstOutput) {
+  TempDir dir;
+  EngineOptions options;
+  options.cache_dir = dir / "cache";
+  Engine& engine = make(options);
+  JobInfo quiet = run(shell("exit 0"));
+  ASSERT_FALSE(quiet.log_path.empty());
+  EXPECT_FALSE(std::filesystem::exists(quiet.log_path));
+  OutputChunk chunk = engine.output(quiet.id, 0);
+  EXPECT_EQ(chunk.error, "");
+  EXPECT_EQ(chunk.data, "");
+  EXPECT_TRUE(chunk.eof);
+
+  JobInfo talking = run(shell("echo hi"));
+  EXPECT_EQ(read_file(talking.log_path), "hi\n");
+  chunk = engine.output(talking.id, 0);
+  EXPECT_EQ(chunk.error, "");
+  EXPECT_EQ(chunk.data, "hi\n");
+  EXPECT_TRUE(chunk.eof);
+}
+
 TEST_F(JobsEngine, ThousandJobsThroughAQueueOfEightLeakNoFd) {
   TempDir dir;
   {

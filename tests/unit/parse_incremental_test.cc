@@ -3,6 +3,7 @@
 // from a prose edit keep their ids.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -55,7 +56,7 @@ const std::vector<std::string> kVocabulary = {
 };
 
 // A plausible chat: messages of every dialect, so that edits have calls to hit.
-std::vector<std::string> random_buffer(std::mt19937& rng, int messages) {
+std::vector<std::string> random_buffer(std::mt19937& rng, int messages, int max_blocks = 4) {
   std::vector<std::string> out = {"MODEL: m"};
   const std::vector<std::vector<std::string>> blocks = {
       {"**bash**", "```bash", "echo one", "```", "> say one"},
@@ -75,7 +76,7 @@ std::vector<std::string> random_buffer(std::mt19937& rng, int messages) {
                                             "## CodeCompanion", "# Assistant"};
   for (int m = 0; m < messages; ++m) {
     out.push_back(headers[rng() % headers.size()]);
-    int count = 1 + static_cast<int>(rng() % 4);
+    int count = 1 + static_cast<int>(rng() % static_cast<uint32_t>(max_blocks));
     for (int b = 0; b < count; ++b) {
       const auto& block = blocks[rng() % blocks.size()];
       out.insert(out.end(), block.begin(), block.end());
@@ -98,11 +99,11 @@ std::multiset<std::string> ids_of(const ParseResult& result) {
   return ids;
 }
 
-void check_edits(uint32_t seed, int edits, bool complete) {
+void check_edits(uint32_t seed, int edits, bool complete, int messages = 6, int max_blocks = 4) {
   std::mt19937 rng(seed);
   Options options = testing::default_options(complete);
   IncrementalParser parser(options);
-  parser.reset(random_buffer(rng, 6));
+  parser.reset(random_buffer(rng, messages, max_blocks));
   std::vector<std::string> lines = parser.lines();
   for (int e = 0; e < edits; ++e) {
     int n = static_cast<int>(lines.size());
@@ -151,6 +152,50 @@ bool twins(const ToolCall& a, const ToolCall& b) {
     return params;
   };
   return a.tool == b.tool && strip(a.params) == strip(b.params);
+}
+
+// Long messages: an edit inside one re-reads only the blocks it touches (the rest of the
+// message is reused), and the result must still be a full parse's.
+TEST(ParseIncremental, RandomEditsInsideLongMessagesMatchFullParse) {
+  for (uint32_t seed = 200; seed < 240; ++seed) check_edits(seed, 150, true, 2, 40);
+  for (uint32_t seed = 300; seed < 320; ++seed) check_edits(seed, 150, false, 2, 40);
+}
+
+// What toolhost does to a reply of many calls: a result block written under each call, in the
+// order the jobs finish; every call keeps its id and gets its result.
+TEST(ParseIncremental, ResultsWrittenUnderManyCallsMatchFullParse) {
+  std::mt19937 rng(11);
+  Options options = testing::default_options(true);
+  std::vector<std::string> lines = {"USER: run them", "ASSISTANT: here"};
+  const int calls = 120;
+  for (int i = 0; i < calls; ++i) {
+    lines.insert(lines.end(), {"", "**bash**", "```bash", "echo " + std::to_string(i % 7), "```"});
+  }
+  lines.push_back("USER: ");
+  IncrementalParser parser(options);
+  parser.reset(lines);
+  std::vector<std::string> ids;
+  for (const auto& call : parser.result().calls) ids.push_back(call.id);
+  ASSERT_EQ(ids.size(), static_cast<size_t>(calls));
+  std::vector<int> order(calls);
+  for (int i = 0; i < calls; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  for (int k = 0; k < calls; ++k) {
+    const ToolCall& call = parser.result().calls[static_cast<size_t>(order[k])];
+    const int row = call.end;
+    std::vector<std::string> block = {
+        "````result id=th-" + std::to_string(k + 1) + " tool=run_terminal_command status=succeeded",
+        "out", "````"};
+    lines.insert(lines.begin() + row, block.begin(), block.end());
+    ParseDelta delta = parser.apply(row, row, block);
+    ASSERT_EQ(snapshot(parser.result()), snapshot(parse(lines, options))) << "write " << k;
+    EXPECT_TRUE(delta.added.empty());
+    EXPECT_TRUE(delta.removed.empty());
+  }
+  for (int i = 0; i < calls; ++i) {
+    EXPECT_EQ(parser.result().calls[static_cast<size_t>(i)].id, ids[static_cast<size_t>(i)]);
+    EXPECT_EQ(parser.result().calls[static_cast<size_t>(i)].status, Status::Succeeded);
+  }
 }
 
 TEST(ParseIncremental, ProseEditsKeepIdsOfUntouchedCalls) {
