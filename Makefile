@@ -16,7 +16,7 @@ MAKEFLAGS += --no-print-directory
 # waits on I/O, not on code), a precompiled header saves another quarter, and warnings stay
 # warnings: a newer compiler must not fail the install.
 PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG' \
-  -DTOOLHOST_PCH=ON -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
+  -DTOOLHOST_PCH=ON -DTOOLHOST_STATIC=ON -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
 TEST_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLHOST_TESTS=ON $(CMAKE_FLAGS)
 
 .PHONY: all build deps test test-build test-sanitizers fuzz-smoke demo bench bench-smoke fuzz clean
@@ -55,7 +55,7 @@ demo: deps
 
 # Every benchmark in a Release build: one table, bench/results/latest.md and latest.json.
 bench: deps
-	@scripts/configure $(BUILD)-bench -DCMAKE_BUILD_TYPE=Release -DTOOLHOST_TESTS=OFF -DTOOLHOST_BENCH=ON
+	@scripts/configure $(BUILD)-bench -DCMAKE_BUILD_TYPE=Release -DTOOLHOST_STATIC=ON -DTOOLHOST_TESTS=OFF -DTOOLHOST_BENCH=ON
 	@cmake --build $(BUILD)-bench -j $(JOBS)
 	@scripts/bench $(BUILD)-bench
 

@@ -61,8 +61,14 @@ extra=$(cd "$build" && find . -type f -perm -u+x ! -name toolhost ! -path './CMa
 [ -z "$extra" ] || fail "more than the binary was built: $extra"
 [ ! -e "$work/calls/log" ] || fail "make called $(cat "$work/calls/log")"
 
+# The binary users get is linked statically where the archives exist (P7: idle RSS); it must
+# run the whole loop through Neovim as the test build does.
+if ldd "$build/toolhost" >/dev/null 2>&1; then linked=dynamic; else linked=static; fi
+"$source_dir/tests/demo/demo_test.sh" "$work/toolhost" "$build/toolhost" >"$work/demo.log" 2>&1 ||
+  { cat "$work/demo.log"; fail "the demo loop failed with the $linked build/toolhost"; }
+
 # 3. `make` again rebuilds nothing.
 user_make CMAKE_FLAGS="$hidden" >"$work/again.log" 2>&1 || { cat "$work/again.log"; fail "second make failed"; }
 ! grep -qE 'Building|Linking|Configuring' "$work/again.log" || fail "the second make rebuilt: $(cat "$work/again.log")"
 
-echo "make from a fresh clone: ${seconds} s, build/toolhost: $(stat -c %s "$build/toolhost") bytes"
+echo "make from a fresh clone: ${seconds} s, build/toolhost: $(stat -c %s "$build/toolhost") bytes, $linked"
