@@ -634,6 +634,8 @@ json Bench::run() {
   json setup = {{"binary", o_.binary}, {"auto_run", false},     {"log_level", "warn"},
                 {"shell", "sh"},       {"run_all", "parallel"}, {"confirm_run_all", false},
                 {"timeout_ms", 0},     {"keymaps", false}};
+  // BENCH_JOB_NICE=0 runs the jobs at the editor's priority instead of setup()'s default.
+  if (const char* nice = std::getenv("BENCH_JOB_NICE")) setup["job_nice"] = std::atoi(nice);
   nvim_ = std::make_unique<NvimHarness>(setup);
   nvim_->listen("bench");
   nvim_->lua(R"(

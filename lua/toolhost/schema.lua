@@ -68,6 +68,7 @@ local T = {
   commands = kind("a list of commands", is_command_list),
   count = kind("a whole number > 0", function(v) return is_whole(v) and v > 0 end),
   ms = kind("a whole number >= 0", function(v) return is_whole(v) and v >= 0 end),
+  nice = kind("a whole number from 0 to 19", function(v) return is_whole(v) and v >= 0 and v <= 19 end),
 }
 local key = either(T.string, T.no)
 
@@ -186,6 +187,13 @@ local entries = {
     description = "Jobs running at once; the rest wait in a FIFO queue.",
   },
   {
+    name = "job_nice",
+    type = T.nice,
+    default = 10,
+    host = true,
+    description = "Jobs run this much below Neovim's priority (nice), so a CPU-bound tool cannot slow the editor; 0 = the same.",
+  },
+  {
     name = "timeout_ms",
     type = T.ms,
     default = 120000,
@@ -270,6 +278,15 @@ local entries = {
         type = T.count,
         default = 100,
         description = "Least time between two updates of those lines.",
+      },
+      {
+        name = "stream_width",
+        type = T.count,
+        optional = true,
+        to_host = function(v)
+          return v or vim.o.columns
+        end,
+        description = "Characters shown of each of those lines, the rest cut with …; nil: Neovim's 'columns' when setup() ran.",
       },
       {
         name = "log_max_bytes",

@@ -229,6 +229,10 @@ local function apply_buffer(entry, results)
     return
   end
   local st = state(buf)
+  -- A streaming tick (new last lines, nothing else) leaves the diagnostics as they are:
+  -- vim.diagnostic.set would cost a millisecond of Neovim's time ten times a second per buffer.
+  local changed = entry.forget or entry.marks or entry.diags or entry.errors or entry.edits
+    or #st.waiting > 0
   for _, key in ipairs(entry.forget or {}) do
     forget(buf, st, key)
   end
@@ -265,7 +269,9 @@ local function apply_buffer(entry, results)
   for _, s in ipairs(entry.stream or {}) do
     set_stream(buf, st, s.key, s.lines)
   end
-  if deferred then
+  if not changed then
+    return
+  elseif deferred then
     deferred[buf] = st
   else
     refresh_diagnostics(buf, st)
@@ -274,6 +280,10 @@ end
 
 -- Fires `User {name}` with `data` (0.8+: in the autocmd's data; every version: g:toolhost_event).
 local function fire(name, data)
+  -- No handler, nothing to do: ToolhostJobOutput comes ten times a second for each running job.
+  if vim.fn.exists("#User#" .. name) == 0 then
+    return
+  end
   vim.g.toolhost_event = data
   local opts = { pattern = name, modeline = false }
   if features.has_autocmd_data then

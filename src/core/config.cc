@@ -107,6 +107,7 @@ Result<Config> config_from_json(const nlohmann::json& options) {
   reader.read(options, "max_timeout_ms", config.max_timeout_ms);
   reader.read(options, "kill_grace_ms", config.kill_grace_ms);
   reader.read(options, "max_concurrent", config.max_concurrent);
+  reader.read(options, "job_nice", config.job_nice);
   reader.read(options, "shell", config.shell);
   reader.read(options, "history_max", config.history_max);
   if (options.is_object() && options.contains("auto_accept_edits") &&
@@ -125,6 +126,7 @@ Result<Config> config_from_json(const nlohmann::json& options) {
   output.read(nested("output"), "max_lines", config.output.max_lines);
   output.read(nested("output"), "stream_lines", config.output.stream_lines);
   output.read(nested("output"), "stream_interval_ms", config.output.stream_interval_ms);
+  output.read(nested("output"), "stream_width", config.output.stream_width);
   output.read(nested("output"), "log_max_bytes", config.output.log_max_bytes);
   reader.take(output);
   Reader roles("roles.");
@@ -155,6 +157,9 @@ Result<Config> config_from_json(const nlohmann::json& options) {
     config.tools = std::move(*tools);
   }
   if (config.max_concurrent < 1) return error("max_concurrent: expected a number > 0");
+  if (config.job_nice < 0 || config.job_nice > defaults::kMaxNice) {
+    return error("job_nice: expected a number from 0 to 19");
+  }
   if (config.shell.empty()) config.shell = default_shell();
   return config;
 }
@@ -165,11 +170,13 @@ nlohmann::json config_to_json(const Config& config) {
       {"max_timeout_ms", config.max_timeout_ms},
       {"kill_grace_ms", config.kill_grace_ms},
       {"max_concurrent", config.max_concurrent},
+      {"job_nice", config.job_nice},
       {"history_max", config.history_max},
       {"output",
        {{"max_lines", config.output.max_lines},
         {"stream_lines", config.output.stream_lines},
         {"stream_interval_ms", config.output.stream_interval_ms},
+        {"stream_width", config.output.stream_width},
         {"log_max_bytes", config.output.log_max_bytes}}},
       {"roles",
        {{"user", config.roles.user},

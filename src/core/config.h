@@ -22,6 +22,9 @@ constexpr uint64_t kTimeoutMs = 120000;
 constexpr uint64_t kMaxTimeoutMs = 600000;
 constexpr uint64_t kKillGraceMs = 2000;
 constexpr int kMaxConcurrent = 4;
+// Jobs run below the editor: under a CPU flood Neovim answers as if idle (SPEC 9, P1).
+constexpr int kJobNice = 10;
+constexpr int kMaxNice = 19;
 constexpr size_t kMaxLines = 200;
 constexpr size_t kStreamLines = 15;
 constexpr uint64_t kStreamIntervalMs = 100;
@@ -33,6 +36,9 @@ struct OutputConfig {
   size_t max_lines = defaults::kMaxLines;  // per result block, both streams together
   size_t stream_lines = defaults::kStreamLines;
   uint64_t stream_interval_ms = defaults::kStreamIntervalMs;
+  // Code points shown of each streamed line (Lua sends Neovim's 'columns'); 0 = 500, as in
+  // result blocks. Wider than the window is never seen, and costs Neovim time at every update.
+  size_t stream_width = 0;
   uint64_t log_max_bytes = defaults::kLogMaxBytes;
 };
 
@@ -48,6 +54,7 @@ struct Config {
   uint64_t max_timeout_ms = defaults::kMaxTimeoutMs;
   uint64_t kill_grace_ms = defaults::kKillGraceMs;
   int max_concurrent = defaults::kMaxConcurrent;
+  int job_nice = defaults::kJobNice;  // added to the host's nice for every job, 0..19
   std::string shell;  // empty: bash when on PATH, else sh (resolved by config_from_json)
   OutputConfig output;
   size_t history_max = defaults::kHistoryMax;

@@ -103,6 +103,7 @@ std::string Engine::submit(JobSpec spec, JobEvents events) {
 EngineOptions with_config(EngineOptions options, const core::Config& config) {
   options.max_concurrent = config.max_concurrent;
   options.kill_grace_ms = config.kill_grace_ms;
+  options.job_nice = config.job_nice;
   options.log_max_bytes = config.output.log_max_bytes;
   options.history_max = config.history_max;
   return options;
@@ -150,6 +151,7 @@ void Engine::start(Job& job) {
     maybe_done_shutting_down();
   };
   open_log(job);
+  job.info.spec.nice = options_.job_nice;
   if (job.info.spec.task || job.info.spec.async) {
     job.process = std::make_unique<Task>(loop_, job.info, events);
   } else if (!job.info.spec.steps.empty()) {

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/config.h"
+#include "jobs/executor.h"
 #include "jobs/history.h"
 #include "jobs/job_log.h"
-#include "jobs/executor.h"
 #include "jobs/types.h"
 
 namespace toolhost::jobs {
@@ -24,6 +24,7 @@ namespace toolhost::jobs {
 struct EngineOptions {
   int max_concurrent = core::defaults::kMaxConcurrent;
   uint64_t kill_grace_ms = core::defaults::kKillGraceMs;
+  int job_nice = 0;  // a plain EngineOptions runs jobs as the host; setup()'s default is 10
   // Added to every job's environment (SPEC 6); the host's own environment is inherited.
   std::vector<std::pair<std::string, std::string>> env = {{"TOOLHOST", "1"},
                                                           {"TERM", "dumb"},
@@ -118,7 +119,7 @@ class Engine {
     JobInfo info;
     JobEvents events;
     std::unique_ptr<Executor> process;  // a Process, Sequence or Task, while it runs
-    JobLog log;  // open while the job runs, from its first output on
+    JobLog log;                         // open while the job runs, from its first output on
     // The log file is created when the first output comes: most jobs of a chat write little
     // or nothing, and creating a file costs more than starting the job (an inode).
     bool log_pending = false;

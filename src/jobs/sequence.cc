@@ -45,6 +45,7 @@ bool Sequence::start_step() {
   JobSpec& spec = raw->info.spec;
   spec.argv = info_.spec.steps[next_++];
   spec.cwd = info_.spec.cwd;
+  spec.nice = info_.spec.nice;
   spec.timeout_ms = 0;  // the sequence's one deadline covers every step
   spec.ok_exit_codes = info_.spec.ok_exit_codes;
   raw->info.id = info_.id;

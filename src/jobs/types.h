@@ -51,6 +51,7 @@ struct JobSpec {
   std::string cwd;
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
   uint64_t timeout_ms = core::defaults::kTimeoutMs;      // 0 = no timeout
+  int nice = 0;  // added to the host's nice for the job's process group (set by the engine)
   // Exit codes that mean success (grep and rg exit 1 when nothing matched).
   std::vector<int> ok_exit_codes{0};
   // Recorded with the job (history, job lists); the engine does not interpret them.

@@ -59,7 +59,7 @@ size_t utf8_length(std::string_view text, size_t i) {
 
 }  // namespace
 
-std::string clean_line(std::string_view raw) {
+std::string clean_line(std::string_view raw, size_t max_code_points) {
   // A terminal overwrites the line at each '\r': only what follows the last one shows.
   // Trailing ones (CRLF, a progress bar's final "\r\r") overwrite nothing.
   while (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
@@ -70,7 +70,7 @@ std::string clean_line(std::string_view raw) {
   out.reserve(raw.size());
   size_t shown = 0;  // code points of `out`
   auto emit = [&](std::string_view piece, size_t code_points) {
-    if (shown + code_points > kMaxLineCodePoints) return false;
+    if (shown + code_points > max_code_points) return false;
     out.append(piece);
     shown += code_points;
     return true;

@@ -12,7 +12,8 @@ namespace toolhost::results {
 
 constexpr size_t kMaxLineCodePoints = 500;
 
-std::string clean_line(std::string_view raw);
+// `max_code_points` cuts shorter: a streamed line needs no more than the screen is wide.
+std::string clean_line(std::string_view raw, size_t max_code_points = kMaxLineCodePoints);
 // Splits on '\n' (a final newline ends the last line, it does not start an empty one) and
 // cleans every line.
 std::vector<std::string> clean_lines(std::string_view text);

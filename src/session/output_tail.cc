@@ -14,7 +14,10 @@ bool is_continuation(char byte) {
 
 }  // namespace
 
-OutputTail::OutputTail(size_t keep) : keep_(std::max<size_t>(1, keep)) {}
+OutputTail::OutputTail(size_t keep, size_t width)
+    : keep_(std::max<size_t>(1, keep)),
+      width_(width == 0 ? results::kMaxLineCodePoints
+                        : std::min(width, results::kMaxLineCodePoints)) {}
 
 void OutputTail::Line::add(std::string_view bytes) {
   std::string_view body = bytes;
@@ -83,8 +86,8 @@ void OutputTail::append(jobs::Stream stream, std::string_view data) {
   partial.add(std::string_view(from, begin + data.size() - from));
 }
 
-std::string OutputTail::shown(const Line& line) {
-  std::string text = results::clean_line(line.text);
+std::string OutputTail::shown(const Line& line) const {
+  std::string text = results::clean_line(line.text, width_);
   bool marked = text.size() >= 3 && text.compare(text.size() - 3, 3, "…") == 0;
   if (line.truncated && !marked) text += "…";
   return text;

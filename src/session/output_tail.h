@@ -18,7 +18,8 @@ class OutputTail {
   // Raw bytes kept of one line: the cleaned line shows 500 code points at most.
   static constexpr size_t kLineBytes = 4096;
 
-  explicit OutputTail(size_t keep);
+  // `width`: code points shown of a line (at most kMaxLineCodePoints; 0 means that).
+  explicit OutputTail(size_t keep, size_t width = 0);
 
   void append(jobs::Stream stream, std::string_view data);
   // The last `keep` lines, cleaned: complete lines of both streams in arrival order, then
@@ -36,9 +37,10 @@ class OutputTail {
   };
 
   void finish(Line& line);
-  static std::string shown(const Line& line);
+  std::string shown(const Line& line) const;
 
   size_t keep_;
+  size_t width_;
   std::deque<Line> done_;
   Line partial_[2];  // by stream
 };

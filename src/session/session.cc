@@ -222,7 +222,7 @@ void Session::start(const parse::ToolCall& call, Origin origin) {
 
   jobs::JobSpec spec = std::move(*job);
   spec.buffer_name = name_;
-  Active active(ctx_.config.output.stream_lines);
+  Active active(ctx_.config.output.stream_lines, ctx_.config.output.stream_width);
   active.call = call;
   active.origin = origin;
   const std::string call_id = call.id;

@@ -98,7 +98,7 @@ class Session {
   enum class Origin { User, Chain, RunAll };
 
   struct Active {
-    explicit Active(size_t stream_lines) : tail(stream_lines) {}
+    Active(size_t stream_lines, size_t width) : tail(stream_lines, width) {}
     parse::ToolCall call;            // as it was when it started
     std::vector<std::string> block;  // the block's lines then: the conflict check expects them
     std::string job_id;

@@ -82,15 +82,16 @@ TEST(Attach, ByFiletypeOrByChatNameOnly) {
 }
 
 // While a job runs, its last output lines show under the block (ToolhostJobOutput says when),
-// and they go when it ends.
+// cut at the screen's width (output.stream_width: 'columns' by default), and they go when it
+// ends.
 TEST(Attach, StreamedLinesAppearWhileTheJobRunsAndGoWhenItEnds) {
   NvimHarness nvim;
   nvim.forward_user_event("ToolhostJobOutput");
   nvim.forward_user_event("ToolhostJobFinished");
   int64_t buf = nvim.open_fixture("bash_block.chat.md", "stream.chat.md");
-  // It prints a line, then waits for the test to let it end.
+  // It prints two lines, then waits for the test to let it end.
   nvim.lua(R"(vim.api.nvim_buf_set_lines(0, 5, 6, false,
-    { "echo first; while [ ! -e go ]; do sleep 0.02; done; echo second" }))");
+    { "printf 'first\\n%0300d\\n' 0; while [ ! -e go ]; do sleep 0.02; done; echo second" }))");
   auto virt_lines = [&] {
     return nvim.lua(R"(
       local out = {}
@@ -103,9 +104,14 @@ TEST(Attach, StreamedLinesAppearWhileTheJobRunsAndGoWhenItEnds) {
   };
   nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
   nvim.command("ToolRun");
-  json output = nvim.wait_for("ToolhostJobOutput");
-  EXPECT_EQ(output["lines"], json::array({"first"}));
-  EXPECT_EQ(virt_lines(), json::array({"first"}));
+  json output;
+  do {
+    output = nvim.wait_for("ToolhostJobOutput");
+  } while (output["lines"].size() < 2);
+  const int columns = nvim.lua("return vim.o.columns").get<int>();
+  const json shown = json::array({"first", std::string(columns, '0') + "…"});
+  EXPECT_EQ(output["lines"], shown);
+  EXPECT_EQ(virt_lines(), shown);
   signal_go(nvim);
   json done = nvim.wait_for("ToolhostJobFinished");
   EXPECT_EQ(done["status"], "succeeded");

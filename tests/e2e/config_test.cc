@@ -1,11 +1,11 @@
 // setup()'s options: one schema in lua/toolhost/config.lua, checked against the host's own
 // defaults (`toolhost --print-config`) and against the options section of doc/toolhost.txt.
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "e2e/nvim_harness.h"
 
@@ -63,6 +63,11 @@ TEST(ConfigSchema, HostOptionsDefaultsAreTheBinarysDefaults) {
   }
   EXPECT_TRUE(only_binary.empty()) << "only in --print-config: " << joined(only_binary);
   EXPECT_TRUE(only_lua.empty()) << "only in for_host(): " << joined(only_lua);
+  // The one default Lua decides: the stream's width is the screen's, which the binary cannot see.
+  EXPECT_EQ(lua["output"]["stream_width"], nvim.lua("return vim.o.columns"));
+  EXPECT_EQ(binary["output"]["stream_width"], 0);
+  lua["output"].erase("stream_width");
+  binary["output"].erase("stream_width");
   EXPECT_EQ(lua, binary);
   EXPECT_FALSE(in_lua.empty());
 }
@@ -75,7 +80,7 @@ TEST(ConfigSchema, ForHostCarriesTheUsersValuesOfHostOptionsOnly) {
   EXPECT_EQ(sent["shell"], "sh");
   EXPECT_EQ(sent["output"]["max_lines"], 40);
   EXPECT_EQ(sent["output"]["stream_lines"], 15);  // nested tables merge field by field
-  EXPECT_FALSE(sent.contains("log_level"));        // Lua-only options stay in Lua
+  EXPECT_FALSE(sent.contains("log_level"));       // Lua-only options stay in Lua
   EXPECT_FALSE(sent.contains("keymaps"));
   EXPECT_FALSE(sent.contains("binary"));
 }
@@ -88,9 +93,12 @@ json validate(NvimHarness& nvim, const std::string& opts) {
 TEST(ConfigSchema, UnknownNestedKeyNamesItsFullPath) {
   NvimHarness nvim;
   EXPECT_EQ(validate(nvim, "{ output = { foo = 1 } }")["err"], "unknown option `output.foo`");
-  EXPECT_EQ(validate(nvim, "{ keymaps = { bogus = 'x' } }")["err"], "unknown option `keymaps.bogus`");
-  EXPECT_EQ(validate(nvim, "{ roles = { robot = { 'R2' } } }")["err"], "unknown option `roles.robot`");
-  EXPECT_EQ(validate(nvim, "{ allow = { command = {} } }")["err"], "unknown option `allow.command`");
+  EXPECT_EQ(validate(nvim, "{ keymaps = { bogus = 'x' } }")["err"],
+            "unknown option `keymaps.bogus`");
+  EXPECT_EQ(validate(nvim, "{ roles = { robot = { 'R2' } } }")["err"],
+            "unknown option `roles.robot`");
+  EXPECT_EQ(validate(nvim, "{ allow = { command = {} } }")["err"],
+            "unknown option `allow.command`");
   EXPECT_EQ(validate(nvim, "{ no_such = 1 }")["err"], "unknown option `no_such`");
 }
 
@@ -196,7 +204,7 @@ TEST(ConfigSchema, DocOptionsSectionIsGeneratedFromTheSchema) {
     walk(require("toolhost.config").schema, "")
     return missing
   )",
-                         json::array({TOOLHOST_SOURCE_DIR}));
+                          json::array({TOOLHOST_SOURCE_DIR}));
   EXPECT_TRUE(missing.empty()) << missing.dump();
 }
 

@@ -15,6 +15,7 @@ TEST(Config, DefaultsAreSpec8s) {
   EXPECT_EQ(config->max_timeout_ms, 600000u);
   EXPECT_EQ(config->kill_grace_ms, 2000u);
   EXPECT_EQ(config->max_concurrent, 4);
+  EXPECT_EQ(config->job_nice, 10);
   EXPECT_EQ(config->output.max_lines, 200u);
   EXPECT_EQ(config->output.stream_lines, 15u);
   EXPECT_EQ(config->output.stream_interval_ms, 100u);
@@ -63,6 +64,8 @@ TEST(Config, AWrongTypeIsAnErrorNamingItsKey) {
       {json{{"roles", {{"user", {"Me", 1}}}}}, "roles.user: expected a list of strings"},
       {json{{"shell", 3}}, "shell: expected a string"},
       {json{{"max_concurrent", 0}}, "max_concurrent: expected a number > 0"},
+      {json{{"job_nice", 20}}, "job_nice: expected a number from 0 to 19"},
+      {json{{"job_nice", -1}}, "job_nice: expected a number from 0 to 19"},
       {json::array({1, 2}), "options: expected a table"},
   };
   for (const auto& c : cases) {

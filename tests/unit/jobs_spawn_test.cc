@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <csignal>
@@ -87,6 +88,33 @@ TEST_P(JobsSpawn, ChildLeadsItsOwnSessionAndProcessGroup) {
   JobInfo job = run(shell("cut -d' ' -f1,5,6 /proc/$$/stat"));
   std::string id = std::to_string(job.pid);
   EXPECT_EQ(job.out.text(), id + " " + id + " " + id + "\n");
+}
+
+// job_nice lowers the whole group below the host, what the job forks included, and never raises
+// it; each step of a sequence is a group of its own and gets it too. posix_spawn has no
+// attribute for it: the host lowers the group right after the exec, so a job first waits until
+// its own priority changed (an event, bounded by the job's timeout), then reports.
+TEST_P(JobsSpawn, JobsRunJobNiceBelowTheHost) {
+  errno = 0;
+  const int own = getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  if (own + 3 > 19) GTEST_SKIP() << "the test runs at nice " << own;
+  EngineOptions options;
+  options.job_nice = 3;
+  make(options);
+  const std::string expected = std::to_string(own + 3);
+  const std::string nice_of_self = "cut -d\" \" -f19 /proc/$$/stat";
+  const std::string report = "while [ \"$(" + nice_of_self + ")\" = " + std::to_string(own) +
+                             " ]; do :; done; " + nice_of_self + "; sh -c '" + nice_of_self + "'";
+  JobInfo job = run(shell(report));
+  EXPECT_EQ(job.out.text(), expected + "\n" + expected + "\n");
+  JobSpec steps;
+  steps.steps = {{"sh", "-c", report}, {"sh", "-c", report}};
+  EXPECT_EQ(run(steps).out.text(),
+            expected + "\n" + expected + "\n" + expected + "\n" + expected + "\n");
+  options.job_nice = 0;
+  make(options);
+  EXPECT_EQ(run(shell(nice_of_self)).out.text(), std::to_string(own) + "\n");
 }
 
 TEST_P(JobsSpawn, SignalsTheHostIgnoresOrBlocksAreDefaultInTheChild) {

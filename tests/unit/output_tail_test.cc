@@ -75,5 +75,16 @@ TEST(OutputTail, AnOverwriteStartsAFreshBudget) {
   EXPECT_EQ(tail.lines(), Lines{"short"});
 }
 
+// A streamed line shows what fits the screen (output.stream_width): the rest is never seen, and
+// would cost Neovim time at each update. Never wider than a result block's lines.
+TEST(OutputTail, LinesAreCutAtTheStreamWidth) {
+  OutputTail narrow(2, 10);
+  narrow.append(Stream::Stdout, "0123456789abcdef\nééééééééééééé\n");
+  EXPECT_EQ(narrow.lines(), (Lines{"0123456789…", "éééééééééé…"}));
+  OutputTail wide(1, 100000);
+  wide.append(Stream::Stdout, std::string(1000, 'w') + "\n");
+  EXPECT_EQ(wide.lines().at(0), std::string(500, 'w') + "…");
+}
+
 }  // namespace
 }  // namespace toolhost::session
