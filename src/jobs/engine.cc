@@ -34,6 +34,7 @@ Engine::Engine(uv_loop_t* loop, EngineOptions options)
     if (info.number == 0) continue;
     auto job = std::make_unique<Job>();
     job->info = std::move(info);
+    index_call(job->info);
     jobs_[job->info.number] = std::move(job);
   }
   trim();
@@ -81,6 +82,7 @@ Engine::Job& Engine::create(JobSpec spec) {
     name(next_number_++);
   }
   Job& ref = *job;
+  index_call(info);
   jobs_[info.number] = std::move(job);
   return ref;
 }
@@ -239,6 +241,10 @@ void Engine::trim() {
       continue;
     }
     if (!history_.enabled()) delete_log(job.info.log_path);  // else history's trim does it
+    auto indexed = newest_by_call_.find(call_key(job.info.spec.buffer_name, job.info.spec.call_id));
+    if (indexed != newest_by_call_.end() && indexed->second == job.info.number) {
+      newest_by_call_.erase(indexed);
+    }
     it = jobs_.erase(it);
     --excess;
   }
@@ -272,6 +278,26 @@ bool Engine::cancel(const std::string& id) {
   job.info.status = Status::Canceled;
   finished(job);
   return true;
+}
+
+std::string Engine::call_key(const std::string& buffer_name, const std::string& call_id) {
+  std::string key = buffer_name;
+  key += '\0';
+  return key += call_id;
+}
+
+void Engine::index_call(const JobInfo& info) {
+  if (info.spec.call_id.empty()) return;
+  uint64_t& newest = newest_by_call_[call_key(info.spec.buffer_name, info.spec.call_id)];
+  newest = std::max(newest, info.number);
+}
+
+const JobInfo* Engine::newest_for_call(const std::string& buffer_name,
+                                       const std::string& call_id) const {
+  auto it = newest_by_call_.find(call_key(buffer_name, call_id));
+  if (it == newest_by_call_.end()) return nullptr;
+  auto job = jobs_.find(it->second);
+  return job == jobs_.end() ? nullptr : &job->second->info;
 }
 
 const JobInfo* Engine::get(const std::string& id) const {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/config.h"
@@ -104,6 +105,9 @@ class Engine {
   const JobInfo* find(const std::string& id) const { return get(id); }
   JobList jobs(const JobQuery& query = {}) const;
   std::vector<const JobInfo*> list() const;  // oldest first
+  // The newest job this engine knows of the call `call_id` in the buffer named `buffer_name`
+  // (whether it already ran: asked for every call of a reply, so it must not scan the jobs).
+  const JobInfo* newest_for_call(const std::string& buffer_name, const std::string& call_id) const;
   // Up to `max_bytes` of the job's log from `since`. A queued job's chunk is empty (next =
   // since, not finished), without an error.
   OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
@@ -134,6 +138,8 @@ class Engine {
   void close_log(Job& job);
   void record_end(const JobInfo& info);
   void trim();
+  static std::string call_key(const std::string& buffer_name, const std::string& call_id);
+  void index_call(const JobInfo& info);
   void delete_log(const std::string& path) const;
   std::vector<std::string> environment() const;
   void maybe_done_shutting_down();
@@ -141,8 +147,9 @@ class Engine {
   uv_loop_t* loop_;
   EngineOptions options_;
   History history_;
-  uint64_t next_number_ = 1;                       // without history
-  std::map<uint64_t, std::unique_ptr<Job>> jobs_;  // by number
+  uint64_t next_number_ = 1;                                  // without history
+  std::map<uint64_t, std::unique_ptr<Job>> jobs_;             // by number
+  std::unordered_map<std::string, uint64_t> newest_by_call_;  // call_key -> job number
   std::deque<Job*> queue_;
   size_t running_ = 0;
   size_t processes_ = 0;

@@ -249,7 +249,7 @@ void Session::start(const parse::ToolCall& call, Origin origin) {
       found->second.stream_dirty = true;
     }
   };
-  events.finished = [this](const jobs::JobInfo& job) { on_finished(job); };
+  events.finished = [this, call_id](const jobs::JobInfo& job) { on_finished(call_id, job); };
   it->second.job_id = ctx_.engine.submit(std::move(spec), std::move(events));
   log::info("session: buffer " + std::to_string(buf_) + " runs " + call.tool + " as " +
             it->second.job_id);
@@ -258,30 +258,34 @@ void Session::start(const parse::ToolCall& call, Origin origin) {
     ctx_.feedback.diagnostic(buf_, call_id, call.start, Severity::Hint,
                              "⟳ " + call.tool + " (queued)");
   }
-  tick();
+  // This job's progress at once; the others' at the next tick (each start re-showing every
+  // running job made 1,000 calls started at once cost a million engine lookups).
+  show_progress(call_id, it->second);
 }
 
 void Session::tick() {
-  for (auto& [id, active] : active_) {
-    const jobs::JobInfo* job = ctx_.engine.find(active.job_id);
-    if (!job || job->status != core::Status::Running) continue;
-    double elapsed = seconds_since(active.started_ns);
-    if (static_cast<long>(elapsed) != active.shown_second) {
-      active.shown_second = static_cast<long>(elapsed);
-      ctx_.feedback.diagnostic(buf_, id, active.call.start, Severity::Hint,
-                               running_message(active.call.tool, elapsed));
-    }
-    if (active.stream_dirty) {
-      active.stream_dirty = false;
-      std::vector<std::string> tail = active.tail.lines();
-      // ToolhostJobOutput: at most once per tick (stream_interval_ms), with what is shown.
-      ctx_.feedback.event("ToolhostJobOutput", {{"id", active.job_id},
-                                                {"call_id", id},
-                                                {"tool", active.call.tool},
-                                                {"buf", buf_},
-                                                {"lines", tail}});
-      ctx_.feedback.stream(buf_, id, std::move(tail));
-    }
+  for (auto& [id, active] : active_) show_progress(id, active);
+}
+
+void Session::show_progress(const std::string& id, Active& active) {
+  const jobs::JobInfo* job = ctx_.engine.find(active.job_id);
+  if (!job || job->status != core::Status::Running) return;
+  double elapsed = seconds_since(active.started_ns);
+  if (static_cast<long>(elapsed) != active.shown_second) {
+    active.shown_second = static_cast<long>(elapsed);
+    ctx_.feedback.diagnostic(buf_, id, active.call.start, Severity::Hint,
+                             running_message(active.call.tool, elapsed));
+  }
+  if (active.stream_dirty) {
+    active.stream_dirty = false;
+    std::vector<std::string> tail = active.tail.lines();
+    // ToolhostJobOutput: at most once per tick (stream_interval_ms), with what is shown.
+    ctx_.feedback.event("ToolhostJobOutput", {{"id", active.job_id},
+                                              {"call_id", id},
+                                              {"tool", active.call.tool},
+                                              {"buf", buf_},
+                                              {"lines", tail}});
+    ctx_.feedback.stream(buf_, id, std::move(tail));
   }
 }
 
@@ -289,10 +293,9 @@ bool Session::starts_message(std::string_view line) const {
   return parse::role_header(line, ctx_.config.roles).has_value();
 }
 
-void Session::on_finished(const jobs::JobInfo& job) {
-  auto it = std::find_if(active_.begin(), active_.end(),
-                         [&](const auto& entry) { return entry.second.job_id == job.id; });
-  if (it == active_.end()) return;
+void Session::on_finished(const std::string& call_id, const jobs::JobInfo& job) {
+  auto it = active_.find(call_id);
+  if (it == active_.end() || it->second.job_id != job.id) return;
   Active active = std::move(it->second);
   active_.erase(it);
   ctx_.feedback.job(job_entry(job, buf_));

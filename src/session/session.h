@@ -117,7 +117,9 @@ class Session {
   // The call whose block or result covers `row`: the first `preferred` one, else the first.
   const parse::ToolCall* call_at(int row, const CallFilter& preferred) const;
   void start(const parse::ToolCall& call, Origin origin = Origin::User);
-  void on_finished(const jobs::JobInfo& job);
+  void on_finished(const std::string& call_id, const jobs::JobInfo& job);
+  // A running job's elapsed time and new output lines, when they changed.
+  void show_progress(const std::string& call_id, Active& active);
   // --- the agent loop (session_flow.cc) ---
   const parse::Message* last_assistant() const;
   std::vector<const parse::ToolCall*> reply_calls() const;

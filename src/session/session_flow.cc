@@ -37,11 +37,7 @@ std::vector<const parse::ToolCall*> Session::reply_calls() const {
 }
 
 const jobs::JobInfo* Session::history_job(const std::string& call_id) const {
-  const jobs::JobInfo* newest = nullptr;
-  for (const jobs::JobInfo* job : ctx_.engine.list()) {
-    if (job->spec.call_id == call_id && job->spec.buffer_name == name_) newest = job;
-  }
-  return newest;
+  return ctx_.engine.newest_for_call(name_, call_id);
 }
 
 bool Session::pending(const parse::ToolCall& call) const {

@@ -398,5 +398,43 @@ TEST_F(JobsEngine, SeveralEnginesInOneLoopKeepTheirOwnJobs) {
   EXPECT_NE(engine.get("th-1"), nullptr);
 }
 
+// Whether a call of a buffer already ran is asked for every call of a reply: the engine keeps
+// the newest job of each (buffer, call) pair, across a restart from history and a trim.
+TEST_F(JobsEngine, NewestJobOfACallIsFoundByBufferAndCallId) {
+  TempDir dir;
+  EngineOptions options;
+  options.state_dir = dir / "state";
+  options.cache_dir = dir / "cache";
+  options.history_max = 2;
+  auto call = [](const std::string& buffer, const std::string& call_id) {
+    JobSpec spec = shell("true");
+    spec.buffer_name = buffer;
+    spec.call_id = call_id;
+    return spec;
+  };
+  Engine* engine = &make(options);
+  EXPECT_EQ(engine->newest_for_call("a.md", "c1"), nullptr);
+  run(call("a.md", "c1"));
+  const std::string second = run(call("a.md", "c1")).id;
+  const std::string other = run(call("b.md", "c1")).id;
+  ASSERT_NE(engine->newest_for_call("a.md", "c1"), nullptr);
+  EXPECT_EQ(engine->newest_for_call("a.md", "c1")->id, second);
+  EXPECT_EQ(engine->newest_for_call("b.md", "c1")->id, other);
+  EXPECT_EQ(engine->newest_for_call("a.md", "c2"), nullptr);
+  EXPECT_EQ(engine->newest_for_call("", "c1"), nullptr);
+  stop();
+  engine = &make(options);
+  ASSERT_NE(engine->newest_for_call("b.md", "c1"), nullptr);
+  EXPECT_EQ(engine->newest_for_call("b.md", "c1")->id, other);
+  ASSERT_NE(engine->newest_for_call("a.md", "c1"), nullptr);
+  EXPECT_EQ(engine->newest_for_call("a.md", "c1")->id, second);
+  // Two more jobs trim the oldest two from memory (history_max 2): a.md's goes with them.
+  run(call("x.md", "c9"));
+  run(call("x.md", "c8"));
+  EXPECT_EQ(engine->newest_for_call("a.md", "c1"), nullptr);
+  ASSERT_NE(engine->newest_for_call("x.md", "c9"), nullptr);
+  EXPECT_EQ(engine->newest_for_call("x.md", "c9")->spec.buffer_name, "x.md");
+}
+
 }  // namespace
 }  // namespace toolhost::jobs::testing
