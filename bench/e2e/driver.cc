@@ -674,10 +674,12 @@ json Bench::run() {
   json info = nvim_->lua(R"(
     local v = vim.version()
     return { pid = vim.fn.getpid(), server = vim.v.servername,
-             version = ("%d.%d.%d"):format(v.major, v.minor, v.patch) }
+             version = ("%d.%d.%d"):format(v.major, v.minor, v.patch),
+             job_nice = require("toolhost.config").options.job_nice }
   )");
   nvim_pid_ = info["pid"].get<pid_t>();
   f_["neovim"] = info["version"];
+  f_["job_nice"] = info["job_nice"];
   probe_ = std::make_unique<Probe>(info["server"].get<std::string>(), nvim_pid_);
   probe_->start();
 
@@ -739,8 +741,8 @@ std::vector<Row> rows(const json& f) {
            fmt(n((base + "max").c_str()));
   };
   r.push_back({"P1 nvim_eval round trip while " + fmt(n("/p1/jobs"), 0) + " jobs stream " +
-                   fmt(n("/p1/total_bytes") / (1 << 20), 0) +
-                   " MiB, p50 / p99 / max (ms); idle: " + triple("idle"),
+                   fmt(n("/p1/total_bytes") / (1 << 20), 0) + " MiB, p50 / p99 / max (ms), " +
+                   fmt(n("/p1/toolhost/rounds"), 0) + " rounds pooled; idle: " + triple("idle"),
                triple("toolhost"), triple("lua"),
                triple("load") + " (the producers \\| cat, no Neovim job)",
                "p99 " + fmt(th99 / idle99) + "× idle; Lua/toolhost " + fmt(lua99 / th99, 1) + "×",
@@ -953,7 +955,9 @@ int main(int argc, char** argv) {
         fmt(result["machine"]["memory_gb"].get<double>(), 0) + " GB, " +
         result["machine"]["kernel"].get<std::string>() + "; load average at the end " +
         fmt(result["machine"]["loadavg_1m"].get<double>()) + " (1 min), " +
-        fmt(result["machine"]["loadavg_5m"].get<double>()) + " (5 min).\n\n";
+        fmt(result["machine"]["loadavg_5m"].get<double>()) + " (5 min); toolhost's jobs at nice +" +
+        std::to_string(figures.value("job_nice", 0)) +
+        " (job_nice), the baselines' at the editor's.\n\n";
   md += table(figures);
   md +=
       "\nRatios are against baselines measured in the same run; `make bench` reproduces it, "
