@@ -12,6 +12,10 @@ local M = {}
 -- an old host's exit after a restart only ever touches its own.
 local state = { chan = nil, job = nil, attached = {}, proc = { pgids = {} } }
 
+-- The pid of the host restart() stopped, for its successor: history says that host still runs
+-- its jobs until it has ended them.
+local replaced_pid = nil
+
 -- Answers to M.call(): token -> callback. The host answers with nvim_exec_lua(resolve).
 local pending, next_token = {}, 0
 
@@ -178,6 +182,11 @@ function M.ensure()
     return nil, "cannot start " .. bin
   end
   state.job, state.chan, state.proc = job, job, proc
+  if replaced_pid then
+    -- Before setup, whose job list must already say `interrupted` for them.
+    vim.rpcnotify(job, "jobs.interrupt_host", { pid = replaced_pid })
+    replaced_pid = nil
+  end
   -- Neovim ends its jobs when it exits: that is no crash to report.
   vim.api.nvim_create_autocmd("VimLeavePre", {
     once = true,
@@ -287,10 +296,17 @@ end
 -- Stops the host without waiting for it to exit (jobwait() would freeze the editor for the
 -- old host's shutdown grace) and forgets it at once, so that the next ensure() starts a new
 -- host right away. Answers the old host still owed fail now; its on_exit only kills the
--- process groups it had reported. Returns the buffers it served, to attach again.
+-- process groups it had reported. Its running and queued calls end `interrupted` now: the old
+-- host ends their jobs, records them so and writes nothing more into the buffers, so each
+-- call gets this one result. Returns the buffers it served, to attach again.
 function M.restart()
   local buffers = vim.tbl_keys(state.attached)
+  if state.job then
+    local ok, pid = pcall(vim.fn.jobpid, state.job)
+    replaced_pid = ok and pid > 0 and pid or nil
+  end
   M.stop()
+  mark_interrupted(state.proc)
   state.chan, state.job, state.attached, state.proc = nil, nil, {}, { pgids = {} }
   fail_pending("toolhost restarted")
   return buffers

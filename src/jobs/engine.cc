@@ -32,6 +32,10 @@ Engine::Engine(uv_loop_t* loop, EngineOptions options)
   for (const nlohmann::json& record : history_.load()) {
     JobInfo info = job_from_json(record);
     if (info.number == 0) continue;
+    if (!is_finished(info.status)) {
+      const nlohmann::json host = record.value("host", nlohmann::json::object());
+      if (host.is_object()) others_[info.number] = host.value("pid", 0);
+    }
     auto job = std::make_unique<Job>();
     job->info = std::move(info);
     jobs_[job->info.number] = std::move(job);
@@ -272,6 +276,25 @@ bool Engine::cancel(const std::string& id) {
   return true;
 }
 
+size_t Engine::interrupt_host(int pid, const std::string& reason) {
+  size_t count = 0;
+  for (auto it = others_.begin(); it != others_.end();) {
+    auto job = jobs_.find(it->first);
+    if (it->second != pid || job == jobs_.end()) {
+      ++it;
+      continue;
+    }
+    JobInfo& info = job->second->info;
+    if (!is_finished(info.status)) {
+      info.status = Status::Interrupted;
+      info.error = reason;
+      ++count;
+    }
+    it = others_.erase(it);
+  }
+  return count;
+}
+
 const JobInfo* Engine::get(const std::string& id) const {
   auto it = jobs_.find(job_number(id));
   return it == jobs_.end() ? nullptr : &it->second->info;
@@ -332,7 +355,7 @@ void Engine::shutdown(uint64_t grace_ms, std::function<void()> done) {
   std::deque<Job*> queued;
   queued.swap(queue_);
   for (Job* job : queued) {
-    job->info.status = Status::Canceled;
+    job->info.status = Status::Interrupted;
     job->info.error = "the host shut down";
     finished(*job);
   }

@@ -110,7 +110,7 @@ std::set<int> wait_all_exit(const std::set<int>& pids, Clock::time_point deadlin
   return alive;
 }
 
-[[maybe_unused]] size_t fd_count(int pid) {
+size_t fd_count(int pid) {
   size_t count = 0;
   if (DIR* dir = ::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str())) {
     while (dirent* entry = ::readdir(dir)) count += entry->d_name[0] != '.';
@@ -340,6 +340,99 @@ TEST_F(Faults, HostKilledInterruptsEveryRunningCallAndLeavesNoJobProcess) {
     EXPECT_EQ(nvim.lua("return require('toolhost').job(...).status", json::array({id})),
               "interrupted");
   }
+}
+
+// Lines starting with `prefix`.
+int count_lines(const Lines& lines, const std::string& prefix) {
+  int count = 0;
+  for (const auto& line : lines) count += line.rfind(prefix, 0) == 0;
+  return count;
+}
+
+// The last history line of each job ({id: line}), as the next host would read it.
+json last_history_lines(NvimHarness& nvim) {
+  std::string path = nvim.lua("return require('toolhost.host').dirs().state .. '/history.jsonl'");
+  std::istringstream lines(read_all(path));
+  json last = json::object();
+  for (std::string line; std::getline(lines, line);) {
+    json record = json::parse(line, nullptr, false);
+    if (record.is_object() && record.contains("id")) last[record["id"].get<std::string>()] = record;
+  }
+  return last;
+}
+
+// :ToolhostRestart while four calls run, three times over: each time the old host's jobs
+// are ended (nothing of them survives), every call gets exactly one result, the same status
+// in the buffer, in toolhost.jobs() and in the new host's history, and Neovim holds no more
+// fds than after the first restart.
+TEST_F(Faults, RestartWithRunningJobsEndsThemOnceAndLeaksNothing) {
+  constexpr int kJobs = 4;
+  NvimHarness nvim(many_jobs_options(kJobs));
+  RunningChat chat = start(nvim, "restart.chat.md", kJobs);
+  int nvim_pid = nvim.lua("return vim.fn.getpid()").get<int>();
+  std::vector<size_t> fds;
+  int processes_left = 0;
+  for (int round = 0; round < 3; ++round) {
+    if (round > 0) {
+      reply(nvim, chat.buf, {"USER: again"});
+      std::vector<std::string> commands;
+      for (int i = 0; i < kJobs; ++i) commands.push_back(family(i % 3 == 2));
+      reply(nvim, chat.buf, bash_reply(commands));
+      nvim.command("ToolRunAll");
+      chat.ids.clear();
+      for (int i = 0; i < kJobs; ++i) {
+        chat.ids.push_back(wait_event(nvim, "ToolhostJobStarted")["id"]);
+      }
+      wait_ready(nvim, kJobs * (round + 1));
+      chat.host_pid =
+          nvim.lua("return vim.fn.jobpid(require('toolhost.host').channel())").get<int>();
+    }
+    std::set<int> before = survivors(chat.marker);
+    auto restarted_at = Clock::now();
+    nvim.command("ToolhostRestart");
+    ASSERT_TRUE(wait_for_exit(chat.host_pid, std::chrono::seconds(5))) << "old host lives on";
+    // Lua ends the calls as it stops the old host: one `interrupted` each.
+    std::set<std::string> ended;
+    while (ended.size() < static_cast<size_t>(kJobs)) {
+      json finished = wait_event(nvim, "ToolhostJobFinished");
+      EXPECT_EQ(finished["status"], "interrupted") << finished.dump();
+      ended.insert(finished["id"].get<std::string>());
+    }
+    EXPECT_EQ(ended, std::set<std::string>(chat.ids.begin(), chat.ids.end()));
+    ASSERT_TRUE(wait_for_exit(chat.host_pid, std::chrono::seconds(5))) << "old host lives on";
+    int new_host = nvim.lua("return vim.fn.jobpid(require('toolhost.host').channel())").get<int>();
+    before.erase(new_host);
+    std::set<int> alive = wait_all_exit(before, restarted_at + std::chrono::seconds(5));
+    EXPECT_TRUE(alive.empty()) << describe(alive);
+    processes_left += static_cast<int>(alive.size());
+
+    // The old host wrote nothing after it was stopped, and recorded what Lua shows.
+    json listed = barrier(nvim, chat.buf);
+    Lines text = nvim.lines(chat.buf);
+    json history = last_history_lines(nvim);
+    for (const std::string& id : chat.ids) {
+      EXPECT_EQ(count_lines(text, "````result id=" + id + " "), 1) << id << "\n"
+                                                                   << text_of(nvim, chat.buf);
+      EXPECT_EQ(count_lines(text, "````result id=" + id +
+                                      " tool=run_terminal_command "
+                                      "status=interrupted"),
+                1);
+      EXPECT_EQ(nvim.lua("return require('toolhost').job(...).status", json::array({id})),
+                "interrupted");
+      json job;
+      for (const auto& entry : listed) {
+        if (entry["id"] == id) job = entry;
+      }
+      EXPECT_EQ(job["status"], "interrupted") << id << " in the new host: " << job.dump();
+      EXPECT_EQ(history[id]["ev"], "ended") << history[id].dump();
+      EXPECT_EQ(history[id]["status"], "interrupted") << history[id].dump();
+    }
+    fds.push_back(fd_count(nvim_pid));
+  }
+  std::cerr << "[faults] restart: Neovim fds after each restart: " << fds[0] << " " << fds[1] << " "
+            << fds[2] << "; processes left " << processes_left << "\n";
+  EXPECT_EQ(fds[2], fds[0]);
+  EXPECT_EQ(fds[1], fds[0]);
 }
 
 }  // namespace
