@@ -9,7 +9,9 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -174,7 +176,7 @@ RunningChat start_families(NvimHarness& nvim, const std::string& name, int count
   record_events(nvim, {"ToolhostJobStarted", "ToolhostJobFinished"});
   chat.buf = open_chat(nvim, name);
   std::vector<std::string> commands;
-  for (int i = 0; i < count; ++i) commands.push_back(family(i % 3 == 2));
+  for (int i = 0; i < count; ++i) commands.push_back(family(i % 3 == 0));
   reply(nvim, chat.buf, bash_reply(commands));
   nvim.command("ToolRunAll");
   for (int i = 0; i < count; ++i) chat.ids.push_back(wait_event(nvim, "ToolhostJobStarted")["id"]);
@@ -260,6 +262,39 @@ TEST_F(Faults, NeovimQuitLeavesNoJobProcessAndTheHostExits) {
             << " processes before, " << left.size() << " left\n";
   EXPECT_TRUE(alive.empty()) << describe(alive);
   EXPECT_TRUE(left.empty()) << describe(left);
+}
+
+// "Never kill a process you did not start": after the host died, Lua signals a job's group
+// only while its leader is the process that started then. Here a group it tracks has been
+// taken over (a pid reused) by a process of someone else: it survives both the SIGTERM and the
+// SIGKILL that end the real job's group.
+TEST_F(Faults, HostKilledLeavesAGroupWhosePidWasReusedAlone) {
+  NvimHarness nvim(many_jobs_options(1));
+  // The stranger: a session leader the host never started.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  const char* argv[] = {"sleep", "300", nullptr};
+  pid_t stranger = 0;
+  ASSERT_EQ(::posix_spawnp(&stranger, "sleep", nullptr, &attr, const_cast<char**>(argv), environ),
+            0);
+  posix_spawnattr_destroy(&attr);
+  RunningChat chat = start(nvim, "reused.chat.md", 1);
+  ASSERT_EQ(chat.pgids.size(), 1u);
+  // As if the host had reported the stranger's number for a job that started at another time.
+  nvim.lua("require('toolhost.host').current().pgids[...] = 1", json::array({stranger}));
+  std::set<int> job = survivors(chat.marker, chat.pgids);
+  job.erase(chat.host_pid);
+
+  ASSERT_EQ(::kill(chat.host_pid, SIGKILL), 0);
+  // The job (stubborn: only the SIGKILL after kill_grace_ms ends it) goes...
+  std::set<int> alive = wait_all_exit(job, Clock::now() + std::chrono::seconds(10));
+  EXPECT_TRUE(alive.empty()) << describe(alive);
+  // ...and the stranger, in a group of the same standing, is still there.
+  EXPECT_EQ(::kill(stranger, 0), 0) << "a process toolhost did not start was killed";
+  ::kill(stranger, SIGKILL);
+  int status = 0;
+  ::waitpid(stranger, &status, 0);
 }
 
 // The buffer without the result blocks Lua writes for interrupted calls (3 lines each).
@@ -376,7 +411,7 @@ TEST_F(Faults, RestartWithRunningJobsEndsThemOnceAndLeaksNothing) {
     if (round > 0) {
       reply(nvim, chat.buf, {"USER: again"});
       std::vector<std::string> commands;
-      for (int i = 0; i < kJobs; ++i) commands.push_back(family(i % 3 == 2));
+      for (int i = 0; i < kJobs; ++i) commands.push_back(family(i % 3 == 0));
       reply(nvim, chat.buf, bash_reply(commands));
       nvim.command("ToolRunAll");
       chat.ids.clear();
