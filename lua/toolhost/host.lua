@@ -78,14 +78,21 @@ local function signal_group(pgid, signal)
   return ok and rc == 0
 end
 
--- Groups sent SIGTERM after their host died: pgid -> leader start time; SIGKILL follows.
+-- Groups sent SIGTERM after their host died, one set per dead host: pgid -> leader start
+-- time. SIGKILL follows after the grace, or when Neovim exits first.
 local doomed = {}
 
-local function kill_doomed()
-  for pgid, start in pairs(doomed) do
+local function kill_groups(groups)
+  for pgid, start in pairs(groups) do
     if still_ours(pgid, start) then
       signal_group(pgid, "sigkill")
     end
+  end
+end
+
+local function kill_doomed()
+  for groups in pairs(doomed) do
+    kill_groups(groups)
   end
   doomed = {}
 end
@@ -93,16 +100,21 @@ end
 local function kill_orphaned_groups(proc)
   -- The host reports every job's process group; if it died, its jobs must not live on: SIGTERM
   -- now, SIGKILL after kill_grace_ms (or when Neovim exits first) to what ignored it.
-  local any = false
+  local groups = {}
   for pgid, start in pairs(proc.pgids) do
-    if still_ours(pgid, start or nil) and signal_group(pgid, "sigterm") then
-      doomed[pgid] = start
-      any = true
+    if still_ours(pgid, start) and signal_group(pgid, "sigterm") then
+      groups[pgid] = start
     end
   end
   proc.pgids = {}
-  if any then
-    vim.defer_fn(kill_doomed, config.options.kill_grace_ms or 2000)
+  if next(groups) then
+    doomed[groups] = true
+    vim.defer_fn(function()
+      if doomed[groups] then
+        doomed[groups] = nil
+        kill_groups(groups)
+      end
+    end, config.options.kill_grace_ms or 2000)
   end
 end
 

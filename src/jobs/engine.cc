@@ -32,9 +32,11 @@ Engine::Engine(uv_loop_t* loop, EngineOptions options)
   for (const nlohmann::json& record : history_.load()) {
     JobInfo info = job_from_json(record);
     if (info.number == 0) continue;
-    if (!is_finished(info.status)) {
-      const nlohmann::json host = record.value("host", nlohmann::json::object());
-      if (host.is_object()) others_[info.number] = host.value("pid", 0);
+    if (auto host = record.find("host");
+        !is_finished(info.status) && host != record.end() && host->is_object()) {
+      // A line another host wrote may hold anything: only a number is a pid.
+      auto pid = host->find("pid");
+      if (pid != host->end() && pid->is_number_integer()) others_[info.number] = pid->get<int>();
     }
     auto job = std::make_unique<Job>();
     job->info = std::move(info);
@@ -280,7 +282,11 @@ size_t Engine::interrupt_host(int pid, const std::string& reason) {
   size_t count = 0;
   for (auto it = others_.begin(); it != others_.end();) {
     auto job = jobs_.find(it->first);
-    if (it->second != pid || job == jobs_.end()) {
+    if (job == jobs_.end()) {  // trimmed since
+      it = others_.erase(it);
+      continue;
+    }
+    if (it->second != pid) {
       ++it;
       continue;
     }
