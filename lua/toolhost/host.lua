@@ -3,12 +3,18 @@
 local config = require("toolhost.config")
 local features = require("toolhost.features")
 
+local uv = vim.uv or vim.loop
+
 local M = {}
 
 -- The current host: its job/channel id, the buffers it serves, and the process groups it
 -- reported running (pgids) plus whether we asked it to stop; one `proc` table per process, so
 -- an old host's exit after a restart only ever touches its own.
 local state = { chan = nil, job = nil, attached = {}, proc = { pgids = {} } }
+
+-- The pid of the host restart() stopped, for its successor: history says that host still runs
+-- its jobs until it has ended them.
+local replaced_pid = nil
 
 -- Answers to M.call(): token -> callback. The host answers with nvim_exec_lua(resolve).
 local pending, next_token = {}, 0
@@ -41,12 +47,75 @@ function M.dirs()
   return { state = state_home .. "/toolhost", cache = cache, log = cache .. "/toolhost.log" }
 end
 
+-- When process `pid` started (clock ticks since boot, field 22 of /proc/<pid>/stat); nil when
+-- it is gone or there is no /proc.
+local function start_time(pid)
+  local file = io.open("/proc/" .. pid .. "/stat", "r")
+  if not file then
+    return nil
+  end
+  local text = file:read("*a") or ""
+  file:close()
+  -- The command name (field 2) may hold spaces and parentheses: count from the last ")".
+  local rest = text:match(".*%)%s+(.*)")
+  local fields = rest and vim.split(rest, " ", { plain = true }) or {}
+  return tonumber(fields[20])
+end
+
+-- Whether group `pgid` is still the job's (never signal a process we did not start): its
+-- leader, when alive, must be the process that started at `start`. A pid is not reused while
+-- it still names a group, so a group whose leader is gone is the job's leftovers (or empty).
+local function still_ours(pgid, start)
+  if not start then
+    return true -- no /proc to compare with
+  end
+  local now = start_time(pgid)
+  return now == nil or now == start
+end
+
+local function signal_group(pgid, signal)
+  local ok, rc = pcall(uv.kill, -pgid, signal)
+  return ok and rc == 0
+end
+
+-- Groups sent SIGTERM after their host died, one set per dead host: pgid -> leader start
+-- time. SIGKILL follows after the grace, or when Neovim exits first.
+local doomed = {}
+
+local function kill_groups(groups)
+  for pgid, start in pairs(groups) do
+    if still_ours(pgid, start) then
+      signal_group(pgid, "sigkill")
+    end
+  end
+end
+
+local function kill_doomed()
+  for groups in pairs(doomed) do
+    kill_groups(groups)
+  end
+  doomed = {}
+end
+
 local function kill_orphaned_groups(proc)
-  -- The host reports every job's process group; if it died, its jobs must not live on.
-  for pgid in pairs(proc.pgids) do
-    pcall(vim.loop.kill, -pgid, "sigterm")
+  -- The host reports every job's process group; if it died, its jobs must not live on: SIGTERM
+  -- now, SIGKILL after kill_grace_ms (or when Neovim exits first) to what ignored it.
+  local groups = {}
+  for pgid, start in pairs(proc.pgids) do
+    if still_ours(pgid, start) and signal_group(pgid, "sigterm") then
+      groups[pgid] = start
+    end
   end
   proc.pgids = {}
+  if next(groups) then
+    doomed[groups] = true
+    vim.defer_fn(function()
+      if doomed[groups] then
+        doomed[groups] = nil
+        kill_groups(groups)
+      end
+    end, config.options.kill_grace_ms or 2000)
+  end
 end
 
 -- The calls this host was running or had queued end `interrupted` in their buffers.
@@ -59,9 +128,17 @@ local function mark_interrupted(proc)
   end
 end
 
+-- A job's group is tracked while it runs, with its leader's start time (false when /proc
+-- cannot tell), read once: the leader is alive when the host reports the job running.
 function M.track_pgid(pgid, running)
-  if pgid and pgid > 0 then
-    state.proc.pgids[pgid] = running or nil
+  if not pgid or pgid <= 0 then
+    return
+  end
+  local pgids = state.proc.pgids
+  if not running then
+    pgids[pgid] = nil
+  elseif pgids[pgid] == nil then
+    pgids[pgid] = start_time(pgid) or false
   end
 end
 
@@ -117,11 +194,17 @@ function M.ensure()
     return nil, "cannot start " .. bin
   end
   state.job, state.chan, state.proc = job, job, proc
+  if replaced_pid then
+    -- Before setup, whose job list must already say `interrupted` for them.
+    vim.rpcnotify(job, "jobs.interrupt_host", { pid = replaced_pid })
+    replaced_pid = nil
+  end
   -- Neovim ends its jobs when it exits: that is no crash to report.
   vim.api.nvim_create_autocmd("VimLeavePre", {
     once = true,
     callback = function()
       proc.stopping = true
+      kill_doomed() -- no SIGKILL timer runs after Neovim
     end,
   })
   vim.rpcnotify(job, "toolhost.setup", config.for_host())
@@ -225,10 +308,17 @@ end
 -- Stops the host without waiting for it to exit (jobwait() would freeze the editor for the
 -- old host's shutdown grace) and forgets it at once, so that the next ensure() starts a new
 -- host right away. Answers the old host still owed fail now; its on_exit only kills the
--- process groups it had reported. Returns the buffers it served, to attach again.
+-- process groups it had reported. Its running and queued calls end `interrupted` now: the old
+-- host ends their jobs, records them so and writes nothing more into the buffers, so each
+-- call gets this one result. Returns the buffers it served, to attach again.
 function M.restart()
   local buffers = vim.tbl_keys(state.attached)
+  if state.job then
+    local ok, pid = pcall(vim.fn.jobpid, state.job)
+    replaced_pid = ok and pid > 0 and pid or nil
+  end
   M.stop()
+  mark_interrupted(state.proc)
   state.chan, state.job, state.attached, state.proc = nil, nil, {}, { pgids = {} }
   fail_pending("toolhost restarted")
   return buffers

@@ -32,6 +32,12 @@ Engine::Engine(uv_loop_t* loop, EngineOptions options)
   for (const nlohmann::json& record : history_.load()) {
     JobInfo info = job_from_json(record);
     if (info.number == 0) continue;
+    if (auto host = record.find("host");
+        !is_finished(info.status) && host != record.end() && host->is_object()) {
+      // A line another host wrote may hold anything: only a number is a pid.
+      auto pid = host->find("pid");
+      if (pid != host->end() && pid->is_number_integer()) others_[info.number] = pid->get<int>();
+    }
     auto job = std::make_unique<Job>();
     job->info = std::move(info);
     index_call(job->info);
@@ -300,6 +306,29 @@ const JobInfo* Engine::newest_for_call(const std::string& buffer_name,
   return job == jobs_.end() ? nullptr : &job->second->info;
 }
 
+size_t Engine::interrupt_host(int pid, const std::string& reason) {
+  size_t count = 0;
+  for (auto it = others_.begin(); it != others_.end();) {
+    auto job = jobs_.find(it->first);
+    if (job == jobs_.end()) {  // trimmed since
+      it = others_.erase(it);
+      continue;
+    }
+    if (it->second != pid) {
+      ++it;
+      continue;
+    }
+    JobInfo& info = job->second->info;
+    if (!is_finished(info.status)) {
+      info.status = Status::Interrupted;
+      info.error = reason;
+      ++count;
+    }
+    it = others_.erase(it);
+  }
+  return count;
+}
+
 const JobInfo* Engine::get(const std::string& id) const {
   auto it = jobs_.find(job_number(id));
   return it == jobs_.end() ? nullptr : &it->second->info;
@@ -360,7 +389,7 @@ void Engine::shutdown(uint64_t grace_ms, std::function<void()> done) {
   std::deque<Job*> queued;
   queued.swap(queue_);
   for (Job* job : queued) {
-    job->info.status = Status::Canceled;
+    job->info.status = Status::Interrupted;
     job->info.error = "the host shut down";
     finished(*job);
   }

@@ -100,6 +100,10 @@ class Engine {
   // Cancels a queued or running job: true when it will end `canceled`. A job whose process
   // already exited keeps the status its exit gave (false).
   bool cancel(const std::string& id);
+  // The host `pid` that history said runs some jobs is being stopped (Lua restarted it): its
+  // queued and running jobs read as `interrupted` with `reason` from now on, as that host
+  // records them when it ends them (this engine read history before it did). Returns how many.
+  size_t interrupt_host(int pid, const std::string& reason);
   // Any job this engine knows: its own, and those read from history.
   const JobInfo* get(const std::string& id) const;
   const JobInfo* find(const std::string& id) const { return get(id); }
@@ -113,9 +117,9 @@ class Engine {
   OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
-  // Queued jobs finish `canceled`; every group (running jobs, and leftovers of finished ones)
-  // gets SIGTERM, then SIGKILL after `grace_ms`; history is flushed; `done` runs when every
-  // process handle is closed. No job starts afterwards.
+  // Queued and running jobs finish `interrupted`; every group (running jobs, and leftovers of
+  // finished ones) gets SIGTERM, then SIGKILL after `grace_ms`; history is flushed; `done` runs
+  // when every process handle is closed. No job starts afterwards.
   void shutdown(uint64_t grace_ms, std::function<void()> done);
 
  private:
@@ -151,6 +155,7 @@ class Engine {
   std::map<uint64_t, std::unique_ptr<Job>> jobs_;             // by number
   std::unordered_map<std::string, uint64_t> newest_by_call_;  // call_key -> job number
   std::deque<Job*> queue_;
+  std::map<uint64_t, int> others_;  // unfinished jobs read from history -> their host's pid
   size_t running_ = 0;
   size_t processes_ = 0;
   size_t ended_since_trim_ = 0;

@@ -436,7 +436,8 @@ void Process::hurry(uint64_t grace_ms) {
   // Leftovers found later (when the job ends) get this grace too, not the longer one.
   kill_grace_ms_ = std::min(kill_grace_ms_, grace_ms);
   if (state_ == State::Running) {
-    terminate(Status::Canceled, grace_ms);
+    // The host stops while the job runs: SPEC 4's `interrupted`, as Lua shows it.
+    terminate(Status::Interrupted, grace_ms);
     kill_after(grace_ms);  // a timeout's or cancel's longer grace may be running
     return;
   }

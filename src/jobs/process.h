@@ -43,7 +43,8 @@ class Process : public Executor {
   // direct child has already exited: its exit decides the status, leftovers are killed.
   bool terminate(Status reason, uint64_t grace_ms) override;
   // Shutdown: whatever is still in the group (running or left over after the job finished)
-  // gets SIGTERM now and SIGKILL no later than `grace_ms` from now.
+  // gets SIGTERM now and SIGKILL no later than `grace_ms` from now; a running job ends
+  // `interrupted`.
   void hurry(uint64_t grace_ms) override;
   // After `finished`: closes the handles (a pending SIGKILL for leftovers is still delivered).
   void close() override;

@@ -107,7 +107,7 @@ bool Sequence::terminate(Status reason, uint64_t grace_ms) {
 
 void Sequence::hurry(uint64_t grace_ms) {
   kill_grace_ms_ = std::min(kill_grace_ms_, grace_ms);
-  if (!finished_ && !stopping_) stopping_ = Status::Canceled;
+  if (!finished_ && !stopping_) stopping_ = Status::Interrupted;
   // The running step, and finished ones whose leftovers still await their SIGKILL. No step's
   // hurry() fires an event from inside, so the list does not change meanwhile.
   for (auto& step : steps_) step->process->hurry(grace_ms);

@@ -110,8 +110,10 @@ bool Task::terminate(Status reason, uint64_t) {
 }
 
 void Task::hurry(uint64_t) {
-  // A function on the threadpool cannot be stopped: shutdown waits for it (file tools are
-  // short and bounded).
+  // The job ends `interrupted` now, as a process's does (Lua shows the call so); the function
+  // on the threadpool cannot be stopped: shutdown waits for it (file tools are short and
+  // bounded) and drops what it returns.
+  terminate(Status::Interrupted, 0);
 }
 
 void Task::finish(Status status) {

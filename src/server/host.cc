@@ -88,6 +88,7 @@ void Host::start() {
                [this](const nlohmann::json& args) { return jobs_output(engine_, args); });
   methods_.add("jobs.cancel",
                [this](const nlohmann::json& args) { return jobs_cancel(engine_, args); });
+  methods_.add("jobs.interrupt_host", bind(&Host::interrupt_host));
   for (const std::string& method : methods_.names()) serve(method);
   peer_.on_notification("toolhost.call",
                         [this](const rpc::Message& message) { bridge(first_arg(message)); });
@@ -339,6 +340,15 @@ Host::Reply Host::cancel(const nlohmann::json& raw) {
   return ok();
 }
 
+Host::Reply Host::interrupt_host(const nlohmann::json& raw) {
+  Args args(raw);
+  int64_t pid = args.integer_or("pid", 0);
+  if (!args.ok()) return core::error(args.error());
+  if (pid <= 0) return core::error("`pid` must be a process id");
+  size_t count = engine_.interrupt_host(static_cast<int>(pid), "the host was restarted");
+  return nlohmann::json{{"interrupted", count}};
+}
+
 void Host::update_ticker() {
   bool any = false;
   for (const auto& [buf, s] : sessions_) any = any || s->has_active();
@@ -359,6 +369,10 @@ void Host::update_ticker() {
 }
 
 void Host::send_batch(nlohmann::json batch) {
+  // A stopping host writes nothing more into the buffers: whoever stopped it (Neovim quitting,
+  // :ToolhostRestart, a signal) leaves the calls it was running to Lua, which marks them
+  // `interrupted` (as the jobs end here), so no call gets a second result.
+  if (stopping_) return;
   api_.exec_lua_batched(kApplyBatches, std::move(batch),
                         [](const std::string& error, const nlohmann::json& result) {
                           if (!error.empty()) {
@@ -369,6 +383,7 @@ void Host::send_batch(nlohmann::json batch) {
 }
 
 void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
+  stopping_ = true;
   uv_timer_stop(&ticker_);
   engine_.shutdown(grace_ms, [this, done = std::move(done)] {
     feedback_.close();

@@ -57,6 +57,7 @@ class Host {
   Reply idle(const nlohmann::json& args);
   Reply rerun(const nlohmann::json& args);
   Reply submit(const nlohmann::json& args);
+  Reply interrupt_host(const nlohmann::json& args);
   // The attached, ready session of args.buf, with `action` run once it has read its buffer.
   Reply with_session(const nlohmann::json& args, std::function<void(session::Session&)> action);
 
@@ -84,6 +85,7 @@ class Host {
   uv_timer_t ticker_{};
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
   std::set<int64_t> own_detaches_;  // buffers whose nvim_buf_detach is under way
+  bool stopping_ = false;           // shutdown() ran: no more batches
 };
 
 }  // namespace toolhost::server

@@ -1,17 +1,16 @@
 // The toolhost binary as Neovim sees it: a msgpack-RPC server on stdio that answers,
 // rejects bad input cleanly and exits when its channel closes or it is told to stop.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <uv.h>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <uv.h>
 
 #include "e2e/nvim_harness.h"
 #include "rpc/convert.h"
@@ -34,9 +33,9 @@ class HostProcess {
     EXPECT_EQ(::pipe2(from_host, O_CLOEXEC), 0);
     std::string log = dir_ + "/host.log";
     std::string state = dir_ + "/state", cache = dir_ + "/cache";
-    const char* args[] = {TOOLHOST_BINARY, "--stdio",      "--state-dir", state.c_str(),
-                          "--cache-dir",   cache.c_str(),  "--log-file",  log.c_str(),
-                          "--log-level",   "debug",        nullptr};
+    const char* args[] = {TOOLHOST_BINARY, "--stdio",     "--state-dir", state.c_str(),
+                          "--cache-dir",   cache.c_str(), "--log-file",  log.c_str(),
+                          "--log-level",   "debug",       nullptr};
     uv_stdio_container_t stdio[3];
     stdio[0].flags = UV_INHERIT_FD;
     stdio[0].data.fd = to_host[0];
@@ -64,8 +63,10 @@ class HostProcess {
     peer_->open(from_host[0], ::dup(write_fd_));
     // The host asks who Neovim is; answer like Neovim 0.7 would.
     peer_->on_request("nvim_get_api_info", [](const rpc::Message&, rpc::Peer::Respond respond) {
-      respond(nullptr, json::array({1, {{"version", {{"api_level", 9}, {"major", 0},
-                                                     {"minor", 7}, {"patch", 2}}}}}));
+      respond(
+          nullptr,
+          json::array(
+              {1, {{"version", {{"api_level", 9}, {"major", 0}, {"minor", 7}, {"patch", 2}}}}}));
     });
   }
 
@@ -87,7 +88,8 @@ class HostProcess {
     bool expired = false;
     uv_timer_init(&loop_, &timer);
     timer.data = &expired;
-    uv_timer_start(&timer, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, 10000, 0);
+    uv_timer_start(
+        &timer, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, 10000, 0);
     while (!done() && !expired) uv_run(&loop_, UV_RUN_ONCE);
     uv_close(reinterpret_cast<uv_handle_t*>(&timer), nullptr);
     uv_run(&loop_, UV_RUN_NOWAIT);
@@ -97,19 +99,19 @@ class HostProcess {
   // Plays the Neovim side of a chat buffer: answers nvim_buf_attach with the buffer's lines
   // and records every feedback batch the host sends.
   void serve_buffer(std::vector<std::string> lines) {
-    peer_->on_request("nvim_buf_attach", [this, lines](const rpc::Message& message,
-                                                       rpc::Peer::Respond respond) {
-      json params = rpc::to_json(message.params);
-      respond(nullptr, true);
-      peer_->notify("nvim_buf_lines_event", json::array({params[0], 1, 0, -1, lines, false}));
-    });
+    peer_->on_request(
+        "nvim_buf_attach", [this, lines](const rpc::Message& message, rpc::Peer::Respond respond) {
+          json params = rpc::to_json(message.params);
+          respond(nullptr, true);
+          peer_->notify("nvim_buf_lines_event", json::array({params[0], 1, 0, -1, lines, false}));
+        });
     // ui.apply_all(batches): the batches that came while the previous list was applied.
-    peer_->on_request("nvim_exec_lua", [this](const rpc::Message& message,
-                                              rpc::Peer::Respond respond) {
-      json params = rpc::to_json(message.params);
-      for (const json& batch : params[1][0]) batches_.push_back(batch);
-      respond(nullptr, json::object());
-    });
+    peer_->on_request("nvim_exec_lua",
+                      [this](const rpc::Message& message, rpc::Peer::Respond respond) {
+                        json params = rpc::to_json(message.params);
+                        for (const json& batch : params[1][0]) batches_.push_back(batch);
+                        respond(nullptr, json::object());
+                      });
   }
 
   // The first job summary with `status` in any batch so far.
@@ -295,8 +297,18 @@ TEST(HostRestart, ReturnsAtOnceWhileTheOldHostWindsDown) {
   EXPECT_NE(after["new_pid"], after["old_pid"]);
   EXPECT_TRUE(after["attached"].get<bool>());
 
-  // The new host has the buffer again: the second block runs there.
-  nvim.lua("vim.api.nvim_win_set_cursor(0, {11, 0})");
+  // The restart ended the running call, once, for the user.
+  json interrupted = nvim.wait_for("ToolhostJobFinished");
+  EXPECT_EQ(interrupted["id"], id);
+  EXPECT_EQ(interrupted["status"], "interrupted");
+
+  // The new host has the buffer again: the second block runs there (below the result the
+  // interruption wrote).
+  nvim.lua(R"(
+    for row, line in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+      if line == "echo after restart" then vim.api.nvim_win_set_cursor(0, { row, 0 }) end
+    end
+  )");
   nvim.command("ToolRun");
   json finished = nvim.wait_for("ToolhostJobFinished");
   EXPECT_EQ(finished["status"], "succeeded") << finished.dump();

@@ -132,7 +132,7 @@ TEST_F(CustomSequence, CancelEndsTheRunningStepAndSkipsTheRest) {
   EXPECT_FALSE(exists("three"));
 }
 
-TEST_F(CustomSequence, ShutdownCancelsTheRunningStepAndSkipsTheRest) {
+TEST_F(CustomSequence, ShutdownInterruptsTheRunningStepAndSkipsTheRest) {
   jobs::Engine& engine = make();
   auto spec = job({{"cmds", {{"true"}, {"sleep", "100"}, {"touch", "three"}}}}, json::object());
   ASSERT_TRUE(spec) << spec.error();
@@ -144,7 +144,7 @@ TEST_F(CustomSequence, ShutdownCancelsTheRunningStepAndSkipsTheRest) {
   std::string id = engine.submit(std::move(*spec), events);
   ASSERT_TRUE(jobs::testing::run_until(&loop_, [&] { return engine.get(id)->pid != first_pid; }));
   stop();  // every handle closed, or TearDown fails
-  EXPECT_EQ(seen.status, Status::Canceled);
+  EXPECT_EQ(seen.status, Status::Interrupted);
   EXPECT_FALSE(exists("three"));
 }
 
