@@ -212,7 +212,7 @@ TEST(BufferChaos, TenThousandEditsWhileFiftyJobsRunNeverClobberTextOrMisplaceARe
   std::cout << "[ figures  ] seed " << seed << ": " << kEdits << " edits applied, "
             << kCalls - conflicted.size() << " results landed, " << conflicted.size()
             << " conflicts (WARN, result kept in virt_lines), " << finished_during_edits
-            << " jobs ended while the edits ran\n";
+            << " jobs had ended when the last edit was made\n";
 }
 
 }  // namespace

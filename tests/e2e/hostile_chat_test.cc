@@ -20,6 +20,12 @@ int64_t host_pid(NvimHarness& nvim) {
   return nvim.lua("return vim.fn.jobpid(require('toolhost.host').channel())");
 }
 
+// Starts the host (it starts on first use) and returns its pid: a crash would change it.
+int64_t started_host_pid(NvimHarness& nvim) {
+  nvim.lua("require('toolhost.host').ensure()");
+  return host_pid(nvim);
+}
+
 // What the host made of the buffer: its pending calls (run_all_plan) and the ERROR
 // diagnostics shown.
 struct Outcome {
@@ -58,10 +64,7 @@ int64_t open_reply(NvimHarness& nvim, const std::string& name, const Lines& body
 
 TEST(HostileChat, FiftyMegabytesOfHundredThousandBlocksParseWhileNeovimAndTheHostAnswer) {
   NvimHarness nvim;
-  const int64_t pid_before = [&] {
-    nvim.lua("require('toolhost.host').ensure()");
-    return host_pid(nvim);
-  }();
+  const int64_t pid_before = started_host_pid(nvim);
   const std::string path = nvim.temp_dir() + "/huge.chat.md";
   {
     std::ofstream out(path);
@@ -120,7 +123,7 @@ TEST(HostileChat, DeeplyNestedXmlIsACallOrAnError) {
   for (int i = 0; i < depth; ++i) close += "</a>";
   body.insert(body.end(), {"<action><command>" + open + "x" + close + "</command></action>",
                            "</tool>", "</tools>", "```"});
-  int64_t pid = (nvim.lua("require('toolhost.host').ensure()"), host_pid(nvim));
+  int64_t pid = started_host_pid(nvim);
   int64_t buf = open_reply(nvim, "nested.chat.md", body);
   Outcome out = outcome(nvim, buf);
   EXPECT_GT(out.calls + out.errors.size(), 0u);
@@ -149,7 +152,7 @@ TEST(HostileChat, XmlEntitiesAreNeverExpanded) {
                "", "```xml", "<tools>", "<tool name=\"files\">",
                "<action type=\"read\"><path>&lol9;</path></action>",
                "<action type=\"read\"><path>&xxe;</path></action>", "</tool>", "</tools>", "```"});
-  int64_t pid = (nvim.lua("require('toolhost.host').ensure()"), host_pid(nvim));
+  int64_t pid = started_host_pid(nvim);
   int64_t buf = open_reply(nvim, "entities.chat.md", body);
   Outcome out = outcome(nvim, buf);
   ASSERT_GT(out.calls + out.errors.size(), 0u);
@@ -178,7 +181,7 @@ TEST(HostileChat, JsonNestedTenThousandDeepIsAnError) {
                 "\"deep\": " +
                     deep + "}}",
                 "```"};
-  int64_t pid = (nvim.lua("require('toolhost.host').ensure()"), host_pid(nvim));
+  int64_t pid = started_host_pid(nvim);
   int64_t buf = open_reply(nvim, "deep.chat.md", body);
   Outcome out = outcome(nvim, buf);
   EXPECT_EQ(out.calls, 0u);
@@ -197,7 +200,7 @@ TEST(HostileChat, BlockInsideABlockIsCallsOrErrors) {
                 "**bash**",   "```bash",
                 "echo inner", "```",
                 "````"};
-  int64_t pid = (nvim.lua("require('toolhost.host').ensure()"), host_pid(nvim));
+  int64_t pid = started_host_pid(nvim);
   int64_t buf = open_reply(nvim, "nested-blocks.chat.md", body);
   Outcome out = outcome(nvim, buf);
   EXPECT_GT(out.calls + out.errors.size(), 0u);
