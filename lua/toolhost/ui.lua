@@ -161,6 +161,27 @@ local function insertion_row(buf, st, last, edit)
   return math.min(row, api.nvim_buf_line_count(buf))
 end
 
+-- A change refused for now: a textlock (an <expr> mapping, a completion or TextYankPost
+-- handler is running; 0.7 says E523, later versions E565) ends by itself, with no event to
+-- retry on, so the write is tried again shortly, until the lock is gone.
+local function locked(err)
+  err = tostring(err)
+  return err:match("E523") or err:match("E565") or err:match("textlock")
+end
+
+local retry_pending = {}
+
+local function retry_later(buf)
+  if retry_pending[buf] then
+    return
+  end
+  retry_pending[buf] = true
+  vim.defer_fn(function()
+    retry_pending[buf] = nil
+    M.retry(buf)
+  end, 20)
+end
+
 -- Rewrites a block if it still reads what the host expects; returns what became of it. The
 -- block is the `expect` lines from its mark's first row on: the mark's end may lag behind a
 -- block that grew after it was marked (a `> purpose` line streamed in after the fence) or
@@ -185,7 +206,8 @@ local function try_edit(buf, st, edit)
   end
   local ok, err = M.write(buf, first, stop, edit.lines)
   if not ok then
-    if tostring(err):match("E565") or tostring(err):match("textlock") then
+    if locked(err) then
+      retry_later(buf)
       return "waiting"
     end
     return conflict(buf, st, edit, tostring(err))

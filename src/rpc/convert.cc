@@ -1,6 +1,8 @@
 #include "rpc/convert.h"
 
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace toolhost::rpc {
 
@@ -25,7 +27,29 @@ std::optional<int64_t> to_handle(const msgpack::object& o) {
   }
 }
 
-nlohmann::json to_json(const msgpack::object& o) {
+bool nested_deeper_than(const msgpack::object& object, size_t limit) {
+  std::vector<std::pair<const msgpack::object*, size_t>> todo = {{&object, 0}};
+  while (!todo.empty()) {
+    auto [o, depth] = todo.back();
+    todo.pop_back();
+    if (o->type == msgpack::type::ARRAY) {
+      if (depth + 1 > limit) return true;
+      for (uint32_t i = 0; i < o->via.array.size; ++i)
+        todo.emplace_back(&o->via.array.ptr[i], depth + 1);
+    } else if (o->type == msgpack::type::MAP) {
+      if (depth + 1 > limit) return true;
+      for (uint32_t i = 0; i < o->via.map.size; ++i) {
+        todo.emplace_back(&o->via.map.ptr[i].key, depth + 1);
+        todo.emplace_back(&o->via.map.ptr[i].val, depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+namespace {
+
+nlohmann::json to_json_at(const msgpack::object& o, size_t depth) {
   switch (o.type) {
     case msgpack::type::NIL: return nullptr;
     case msgpack::type::BOOLEAN: return o.via.boolean;
@@ -40,25 +64,34 @@ nlohmann::json to_json(const msgpack::object& o) {
       return handle ? nlohmann::json(*handle) : nlohmann::json(nullptr);
     }
     case msgpack::type::ARRAY: {
+      if (depth >= kMaxNesting) return nullptr;
       nlohmann::json array = nlohmann::json::array();
-      for (uint32_t i = 0; i < o.via.array.size; ++i) array.push_back(to_json(o.via.array.ptr[i]));
+      for (uint32_t i = 0; i < o.via.array.size; ++i)
+        array.push_back(to_json_at(o.via.array.ptr[i], depth + 1));
       return array;
     }
     case msgpack::type::MAP: {
+      if (depth >= kMaxNesting) return nullptr;
       nlohmann::json map = nlohmann::json::object();
       for (uint32_t i = 0; i < o.via.map.size; ++i) {
         const auto& kv = o.via.map.ptr[i];
-        nlohmann::json key = to_json(kv.key);
+        nlohmann::json key = to_json_at(kv.key, depth + 1);
         // A key that is no string is printed; never strictly, since any string in it may hold
         // invalid UTF-8 and a throw here would lose a response on its way to its callback.
         map[key.is_string() ? key.get<std::string>()
                             : key.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)] =
-            to_json(kv.val);
+            to_json_at(kv.val, depth + 1);
       }
       return map;
     }
   }
   return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const msgpack::object& o) {
+  return to_json_at(o, 0);
 }
 
 std::string error_text(const msgpack::object& error) {

@@ -9,7 +9,10 @@ msgpack::unpack_limit default_limits() {
   constexpr size_t kMap = size_t{1} << 20;      // pairs
   constexpr size_t kBytes = size_t{256} << 20;  // one str/bin
   constexpr size_t kExt = size_t{1} << 20;
-  constexpr size_t kDepth = 64;  // nesting (to_json recurses)
+  // Nesting costs the unpacker a small stack entry per level, no recursion. Neovim's Lua sends
+  // tables up to ~4000 deep; the Peer refuses what is deeper than handlers convert
+  // (kMaxNesting) message by message, so only deeper input than this ends the stream.
+  constexpr size_t kDepth = 5000;
   return msgpack::unpack_limit(kArray, kMap, kBytes, kBytes, kExt, kDepth);
 }
 

@@ -2,9 +2,8 @@
 // msgpack-RPC messages: [0, id, method, params], [1, id, error, result], [2, method, params].
 
 #include <cstdint>
-#include <string>
-
 #include <msgpack.hpp>
+#include <string>
 
 namespace toolhost::rpc {
 

@@ -110,7 +110,42 @@ void Peer::received(size_t size) {
   }
 }
 
+bool Peer::refused_as_too_deep(Message& message) {
+  const bool deep = message.type == MessageType::Response
+                        ? nested_deeper_than(message.error, kMaxNesting) ||
+                              nested_deeper_than(message.result, kMaxNesting)
+                        : nested_deeper_than(message.params, kMaxNesting);
+  if (!deep) return false;
+  if (message.type == MessageType::Notification) {
+    // Its handler still runs (to_json makes the deep part null): one that answers through
+    // another channel (toolhost.call's token) must not leave its caller waiting.
+    log::warn("rpc: notification " + message.method + " nested deeper than " +
+              std::to_string(kMaxNesting) + " levels");
+    return false;
+  }
+  const std::string why = "message nested deeper than " + std::to_string(kMaxNesting) + " levels";
+  log::warn("rpc: " + why + (message.method.empty() ? "" : " (" + message.method + ")"));
+  if (message.type == MessageType::Request) {
+    send(encode_response(message.id, nlohmann::json::array({0, why}), nullptr));
+  } else if (message.type == MessageType::Response) {
+    auto it = pending_.find(message.id);
+    if (it != pending_.end()) {
+      ResponseCallback done = std::move(it->second);
+      pending_.erase(it);
+      done(Response{why, msgpack::object()});
+    }
+  }
+  return true;
+}
+
 void Peer::dispatch(Message& message) {
+  // A handler may convert what it gets recursively (to_json): a Lua table nested 70 deep
+  // must be refused here, not end the connection (the host would exit).
+  try {
+    if (refused_as_too_deep(message)) return;
+  } catch (const std::exception& e) {
+    return log::error(std::string("rpc: refusing a message failed: ") + e.what());
+  }
   if (message.type == MessageType::Request) return dispatch_request(message);
   // Handlers run inside a libuv callback: no exception may escape into C code.
   try {

@@ -70,6 +70,8 @@ class Peer {
   // The last `size` bytes of the decoder's buffer arrived: decode and dispatch them.
   void received(size_t size);
   void dispatch(Message& message);
+  // Answers or drops a message nested deeper than kMaxNesting; true when it was one.
+  bool refused_as_too_deep(Message& message);
   void dispatch_request(const Message& message);
   void send(std::string bytes);
 

@@ -33,6 +33,11 @@ nlohmann::json ok() {
   return nullptr;
 }
 
+// Neovim's handles are ints: it reads 2^32 as 0, the current buffer (found by rpc_from_lua).
+bool is_buffer_number(int64_t buf) {
+  return buf > 0 && buf <= INT32_MAX;
+}
+
 }  // namespace
 
 Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
@@ -120,7 +125,7 @@ void Host::bridge(const nlohmann::json& raw) {
       raw.is_object() ? raw.value("args", nlohmann::json()) : nlohmann::json();
   if (call_args.is_object() && call_args.contains("buf") && call_args["buf"].is_number_integer()) {
     session::Session* s = session(call_args["buf"].get<int64_t>());
-    if (s && !s->detached()) return s->when_ready([this, raw] { answer(raw); });
+    if (s && !s->detached()) return s->when_read_or_detached([this, raw] { answer(raw); });
   }
   answer(raw);
 }
@@ -178,7 +183,7 @@ Host::Reply Host::attach(const nlohmann::json& raw) {
   std::string run_key = args.string_or("run_key", "");
   std::string reject_key = args.string_or("reject_key", "");
   if (!args.ok()) return core::error(args.error());
-  if (buf <= 0) return core::error("`buf` must be a buffer number");
+  if (!is_buffer_number(buf)) return core::error("`buf` must be a buffer number");
   session::Session* s = session(buf);
   if (s) {
     // Detached while a job ran: the session kept its jobs; it reads the buffer anew.
@@ -196,6 +201,7 @@ Host::Reply Host::attach(const nlohmann::json& raw) {
   api_.buf_attach(buf, [this, buf](const std::string& error, bool attached) {
     if (error.empty() && attached) return;
     log::warn("nvim_buf_attach(" + std::to_string(buf) + ") failed: " + error);
+    if (session::Session* s = session(buf)) s->detach();  // answers what waited on it
     sessions_.erase(buf);
   });
   return ok();
@@ -205,6 +211,7 @@ Host::Reply Host::detach(const nlohmann::json& raw) {
   Args args(raw);
   int64_t buf = args.integer_or("buf", 0);
   if (!args.ok()) return core::error(args.error());
+  if (!is_buffer_number(buf)) return core::error("`buf` must be a buffer number");
   own_detaches_.insert(buf);
   api_.buf_detach(buf, [this, buf](const std::string&, bool) { own_detaches_.erase(buf); });
   forget(buf);
@@ -297,7 +304,7 @@ Host::Reply Host::submit(const nlohmann::json& raw) {
   submission.name = args.string("name");
   submission.arguments = args.raw().value("arguments", nlohmann::json::object());
   submission.row = static_cast<int>(args.integer_or("row", 0));
-  submission.end_row = static_cast<int>(args.integer_or("end_row", submission.row + 1));
+  submission.end_row = static_cast<int>(args.integer_or("end_row", int64_t{submission.row} + 1));
   submission.write_result = args.boolean_or("write_result", false);
   if (!args.ok()) return core::error(args.error());
   return with_session(raw, [submission = std::move(submission)](session::Session& s) mutable {

@@ -14,7 +14,8 @@ core::Result<core::Status> parse_status(const nlohmann::json& value) {
   if (value.is_string()) {
     if (auto status = core::status_from_string(value.get<std::string>())) return *status;
   }
-  return core::error("unknown status " + value.dump());
+  return core::error("unknown status " +
+                     value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 // The job named by args.id, or why there is none.

@@ -19,7 +19,7 @@ void LuaTools::call(const std::string& op, nlohmann::json args, Reply reply) {
 }
 
 void LuaTools::resolve(const nlohmann::json& answer) {
-  if (!answer.is_object() || !answer.contains("token") || !answer["token"].is_number()) {
+  if (!answer.is_object() || !answer.contains("token") || !answer["token"].is_number_unsigned()) {
     return log::warn("toolhost.done without a token: " + answer.dump());
   }
   auto it = pending_.find(answer["token"].get<uint64_t>());

@@ -70,6 +70,11 @@ void Session::when_ready(std::function<void()> action) {
   waiting_.push_back(std::move(action));
 }
 
+void Session::when_read_or_detached(std::function<void()> answer) {
+  if (ready_ || detached_) return answer();
+  answers_.push_back(std::move(answer));
+}
+
 void Session::on_lines(const nvim::LinesEvent& event) {
   take(event.last < 0 ? parser_.reset(event.lines)  // the whole buffer
                       : parser_.apply(static_cast<int>(event.first), static_cast<int>(event.last),
@@ -83,6 +88,8 @@ void Session::on_lines(const nvim::LinesEvent& event) {
     ready_ = true;
     auto waiting = std::move(waiting_);
     for (auto& action : waiting) action();
+    auto answers = std::move(answers_);
+    for (auto& answer : answers) answer();
   }
 }
 
@@ -416,6 +423,9 @@ void Session::detach() {
   // Lua forgets the buffer's extmarks and diagnostics with it.
   marked_.clear();
   shown_errors_.clear();
+  // Found by rpc_from_lua: a toolhost.call on a buffer whose attach failed waited for ever.
+  auto answers = std::move(answers_);
+  for (auto& answer : answers) answer();
 }
 
 void Session::set_filetype(std::string_view filetype) {

@@ -41,6 +41,10 @@ class Session {
   // The mirror is loaded once the initial nvim_buf_lines_event arrived; commands that came
   // earlier wait for it.
   void when_ready(std::function<void()> action);
+  // Runs `answer` once the buffer has been read, or, when the session detaches first (the
+  // buffer is gone, or never could be attached), at once then: whoever waits on it is
+  // answered either way (toolhost.call).
+  void when_read_or_detached(std::function<void()> answer);
   void on_lines(const nvim::LinesEvent& event);
 
   // The user's run of the call at `row` (0-based), or, outside any block, of the first call
@@ -160,6 +164,7 @@ class Session {
   bool ready_ = false;
   bool detached_ = false;
   std::vector<std::function<void()>> waiting_;
+  std::vector<std::function<void()>> answers_;  // when_read_or_detached
   parse::IncrementalParser parser_;
   parse::ParseDelta unsynced_;  // what changed since sync_feedback() last ran
   std::vector<parse::ParseError> shown_errors_;

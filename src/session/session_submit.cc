@@ -1,5 +1,7 @@
 // submit(): tool calls that chat plugins keep as structured data (SPEC 10.5) run through the
 // same policy, jobs and feedback as the calls parsed from the buffer.
+#include <algorithm>
+
 #include "parse/params.h"
 #include "parse/text.h"
 #include "session/session.h"
@@ -22,8 +24,10 @@ void Session::submit(Submission submission) {
   parse::ToolCall call;
   call.id = submission.id.empty() ? "submit-" + std::to_string(next_submission_++) : submission.id;
   call.dialect = core::Dialect::Json;
-  call.start = std::max(0, submission.row);
-  call.end = std::max(call.start + 1, submission.end_row);
+  // Rows come from a chat plugin (or anyone on the channel): a huge one must not overflow.
+  constexpr int kMaxRow = 1 << 30;
+  call.start = std::clamp(submission.row, 0, kMaxRow);
+  call.end = std::clamp(submission.end_row, call.start + 1, kMaxRow + 1);
   std::string problem;
   if (!arguments.is_object()) {
     problem = "the arguments of `" + submission.name + "` are not a JSON object";
