@@ -303,7 +303,7 @@ void History::close() {
     uint64_t deadline = uv_hrtime() + kCloseWaitMs * 1000000;
     bool locked = try_lock();
     while (!locked && uv_hrtime() < deadline) {
-      struct timespec pause = {0, 1000000};
+      struct timespec pause = {0, 200000};
       ::nanosleep(&pause, nullptr);
       locked = try_lock();
     }

@@ -125,7 +125,8 @@ struct BlockMeter {
 // line from append(), a trim every 50 jobs (every other one a waiting trim), the loop run
 // without waiting between jobs. Reports its ids, what its trims dropped and how long each kind
 // of call blocked, as JSON on `report`.
-int stress_host(const std::string& state, const Pipe& go, const Pipe& report, int jobs) {
+int stress_host(const std::string& state, const Pipe& go, const Pipe& done, const Pipe& report,
+                int jobs) {
   uv_loop_t loop;
   uv_loop_init(&loop);
   json out = {{"ids", json::array()}, {"dropped", json::array()}};
@@ -154,6 +155,9 @@ int stress_host(const std::string& state, const Pipe& go, const Pipe& report, in
       if (i % 50 == 49) meter.time("trim", [&] { history.trim(200, dropped, i % 100 == 99); });
       uv_run(&loop, UV_RUN_NOWAIT);
     }
+    // Both close at once, after both are done: close() waits at most 400 ms for the lock, and
+    // a peer still taking it in a tight loop (no real host does) could starve it.
+    if (!done.send("d") || !go.wait_byte()) return 5;
     meter.time("close", [&] { history.close(); });
   }
   uv_run(&loop, UV_RUN_DEFAULT);
@@ -167,15 +171,17 @@ TEST(JobsHistoryContention, TwoHostsAppendingAndTrimmingAtOnceLoseAndTearNothing
   TempDir dir;
   const std::string state = dir / "state";
   constexpr int kJobs = 3000;
-  Pipe go;
+  Pipe go, done;
   Pipe reports[2];
   pid_t hosts[2];
   for (int h = 0; h < 2; ++h) {
-    hosts[h] = fork_child([&, h] { return stress_host(state, go, reports[h], kJobs); });
+    hosts[h] = fork_child([&, h] { return stress_host(state, go, done, reports[h], kJobs); });
     ASSERT_GT(hosts[h], 0);
     reports[h].close_write();
   }
   ASSERT_TRUE(go.send("gg"));  // both start together
+  ASSERT_TRUE(done.wait_byte() && done.wait_byte());
+  ASSERT_TRUE(go.send("cc"));  // both close together
   std::string texts[2] = {reports[0].read_all(), reports[1].read_all()};
   for (int h = 0; h < 2; ++h) ASSERT_EQ(wait_child(hosts[h]), 0) << "host " << h;
 
