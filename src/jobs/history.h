@@ -2,13 +2,20 @@
 // {state_dir}/history.jsonl, shared by every host that uses the same state dir (SPEC 6).
 // One JSON object per line: `queued`, `started` and `ended` lines per job, each tagged with the
 // writing host's pid and start time. Writers append with O_APPEND under a flock on
-// {state_dir}/history.lock; the lock file also holds the next job number.
+// {state_dir}/history.lock. No call ever waits for that lock on the loop: when another host
+// holds it, lines (and a trim) wait in memory and a timer retries.
+//
+// Job numbers come from {state_dir}/history.ids, whose size is the last number handed out:
+// taking one appends a byte, which the kernel serialises, so it needs no lock and never waits.
+// history.lock also holds the next number as text, as hosts before history.ids kept it; both
+// are kept in step whenever the lock is held, so older hosts sharing the dir stay unique.
 
 #include <uv.h>
 
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +23,8 @@ namespace toolhost::jobs {
 
 class History {
  public:
+  using Dropped = std::function<void(const nlohmann::json&)>;
+
   // An empty `state_dir` disables persistence: every call is then a no-op.
   History(uv_loop_t* loop, std::string state_dir);
   ~History();
@@ -29,41 +38,55 @@ class History {
 
   // Reads the file: one merged object per job (the fields of all its lines, later ones
   // winning, plus "ev" of its last line), in file order. Jobs whose last line is `queued` or
-  // `started` and whose host is dead get an `ended` line with status `interrupted` (written now,
+  // `started` and whose host is dead get an `ended` line with status `interrupted` (appended,
   // and set in the returned records). Also makes sure the counter is past every id seen.
+  // Reads without the lock when another host holds it: a line being written then is skipped.
   std::vector<nlohmann::json> load();
-  // Takes the next job number and appends `line_for(number)` under one lock, so that two hosts
-  // never hand out the same id. Synchronous (see take_lock()).
+  // Takes the next job number (never waits: see history.ids above) and appends
+  // `line_for(number)` as append() does.
   uint64_t allocate(const std::function<nlohmann::json(uint64_t)>& line_for);
   // Appends a line now when the lock is free, else retries on a timer; lines keep their order.
   void append(nlohmann::json line);
   // Keeps the newest `keep` jobs (by number); `dropped` is called with each removed record
-  // (to delete its log). With `wait` false, gives up when another host holds the lock.
-  void trim(size_t keep, const std::function<void(const nlohmann::json&)>& dropped, bool wait);
-  // Writes whatever is pending, waiting for the lock if needed, and closes the retry timer.
-  // Used at shutdown.
+  // (to delete its log). When another host holds the lock: with `wait`, trims on the retry
+  // timer once it is free (`dropped` must live as long as this History); else gives up.
+  void trim(size_t keep, const Dropped& dropped, bool wait);
+  // Writes whatever is pending, waiting for the lock at most kCloseWaitMs (the host must exit
+  // within 1 s), and closes the retry timer. Used at shutdown.
   void close();
 
   // True when the process `host` ({"pid", "start"}) is still running.
   static bool host_alive(const nlohmann::json& host);
 
+  static constexpr uint64_t kCloseWaitMs = 400;
+
  private:
-  // Synchronous lock for the rare paths that need an answer now (id allocation, start,
-  // shutdown): a non-blocking attempt first; under contention a blocking flock, which only
-  // waits for another host's single append or trim.
-  void take_lock();
+  struct DeferredTrim {
+    size_t keep;
+    Dropped dropped;
+  };
+
   bool try_lock();
   void unlock();
-  bool write_pending();  // under the lock
+  // Under the lock: the legacy counter and history.ids in step, pending lines written, a
+  // deferred trim done.
+  void flush_locked();
+  void sync_counters();
+  bool write_pending();
+  void trim_locked(size_t keep, const Dropped& dropped);
   void schedule_retry();
+  uint64_t take_number();
+  void raise_ids_to(uint64_t at_least);
   std::vector<nlohmann::json> read_records() const;
 
   uv_loop_t* loop_;
   std::string dir_;
   std::string path_;
   int lock_fd_ = -1;
+  int ids_fd_ = -1;  // O_APPEND: each one-byte write takes a number
   nlohmann::json host_;
   std::string pending_;
+  std::optional<DeferredTrim> deferred_trim_;
   uv_timer_t* retry_ = nullptr;  // heap: freed by its close callback, which may outlive us
 };
 

@@ -84,6 +84,18 @@ int row_of_offset(int open_row, std::string_view content, size_t offset) {
          static_cast<int>(std::count(content.begin(), content.begin() + offset, '\n'));
 }
 
+RowIndex::RowIndex(int open_row, std::string_view content) : open_row_(open_row) {
+  for (size_t at = content.find('\n'); at != std::string_view::npos;
+       at = content.find('\n', at + 1)) {
+    newlines_.push_back(at);
+  }
+}
+
+int RowIndex::row(size_t offset) const {
+  auto before = std::lower_bound(newlines_.begin(), newlines_.end(), offset);
+  return open_row_ + 1 + static_cast<int>(before - newlines_.begin());
+}
+
 std::string join_lines(const std::vector<std::string>& lines, int from, int to) {
   std::string out;
   for (int row = from; row < to; ++row) {

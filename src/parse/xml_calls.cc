@@ -138,7 +138,7 @@ std::variant<RawCall, std::string> action_call(const std::string& tool,
 class XmlReader {
  public:
   XmlReader(const ReadContext& ctx, int open_row, const std::string& content)
-      : ctx_(ctx), open_row_(open_row), content_(content) {}
+      : ctx_(ctx), open_row_(open_row), content_(content), rows_(open_row, content) {}
 
   Found read() {
     pugi::xml_document doc;
@@ -193,12 +193,13 @@ class XmlReader {
   int node_row(const pugi::xml_node& node) const {
     ptrdiff_t offset = node.offset_debug();
     if (offset < 0) return open_row_;
-    return row_of_offset(open_row_, content_, static_cast<size_t>(offset));
+    return rows_.row(static_cast<size_t>(offset));
   }
 
   const ReadContext& ctx_;
   int open_row_;
   const std::string& content_;
+  RowIndex rows_;
   Found found_;
 };
 

@@ -100,6 +100,32 @@ TEST_F(JobsHistory, CounterSurvivesALostLockFile) {
   EXPECT_EQ(run(shell("exit 0")).id, "th-3");
 }
 
+TEST_F(JobsHistory, CounterSurvivesALostIdsFile) {
+  TempDir dir;
+  make(persistent(dir));
+  run(shell("exit 0"));
+  run(shell("exit 0"));
+  stop();
+  std::filesystem::remove(dir / "state/history.ids");
+  std::filesystem::remove(dir / "state/history.lock");
+  make(persistent(dir));
+  EXPECT_EQ(run(shell("exit 0")).id, "th-3") << "taken from the history itself";
+}
+
+// Hosts from before history.ids kept the next number as text in history.lock, and may still
+// run on the same state dir: both counters move together.
+TEST_F(JobsHistory, CounterOfOlderHostsIsHonouredAndKeptInStep) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "state");
+  std::ofstream(dir / "state/history.lock") << "42";
+  make(persistent(dir));
+  EXPECT_EQ(run(shell("exit 0")).id, "th-42");
+  EXPECT_EQ(read_file(dir / "state/history.lock"), "43");
+  std::ofstream(dir / "state/history.lock", std::ios::trunc) << "50";  // an older host took 43…49
+  EXPECT_EQ(run(shell("exit 0")).id, "th-50");
+  EXPECT_EQ(read_file(dir / "state/history.lock"), "51");
+}
+
 TEST_F(JobsHistory, JobsRunningWhenTheirHostDiedBecomeInterrupted) {
   TempDir dir;
   int report[2];
