@@ -18,6 +18,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "jobs/job_json.h"
 #include "jobs/types.h"
 
 namespace toolhost::jobs {
@@ -210,10 +211,11 @@ std::vector<nlohmann::json> History::load() {
   std::vector<nlohmann::json> records = read_records();
   uint64_t max_number = 0;
   for (nlohmann::json& record : records) {
-    max_number = std::max(max_number, job_number(record.value("id", "")));
-    std::string ev = record.value("ev", "");
-    if (ev != "queued" && ev != "started") continue;
-    if (host_alive(record.value("host", nlohmann::json::object()))) continue;
+    max_number = std::max(max_number, job_number(record["id"].get<std::string>()));
+    auto ev = record.find("ev");
+    if (ev == record.end() || !ev->is_string() || (*ev != "queued" && *ev != "started")) continue;
+    auto host = record.find("host");
+    if (host != record.end() && host_alive(*host)) continue;
     nlohmann::json line = {{"ev", "ended"},
                            {"id", record["id"]},
                            {"status", "interrupted"},
@@ -325,8 +327,8 @@ void History::close() {
 
 bool History::host_alive(const nlohmann::json& host) {
   if (!host.is_object()) return false;
-  int pid = host.value("pid", 0);
-  uint64_t start = host.value("start", uint64_t{0});
+  const int pid = number_or(host, "pid", 0);
+  const uint64_t start = number_or(host, "start", uint64_t{0});
   if (pid <= 0) return false;
   if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
   uint64_t now = process_start_time(pid);

@@ -54,10 +54,7 @@ JobInfo job_from_json(const nlohmann::json& json) {
     auto it = json.find(key);
     return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  auto number = [&](const char* key, auto fallback) {
-    auto it = json.find(key);
-    return it != json.end() && it->is_number() ? it->get<decltype(fallback)>() : fallback;
-  };
+  auto number = [&](const char* key, auto fallback) { return number_or(json, key, fallback); };
   job.id = string("id");
   job.number = job_number(job.id);
   job.spec.call_id = string("call_id");
@@ -81,7 +78,8 @@ JobInfo job_from_json(const nlohmann::json& json) {
   for (auto [key, capture] : {std::pair{"stdout", &job.out}, std::pair{"stderr", &job.err}}) {
     auto it = json.find(key);
     if (it == json.end() || !it->is_object()) continue;
-    capture->restore_counts(it->value("bytes", uint64_t{0}), it->value("lines", uint64_t{0}));
+    capture->restore_counts(number_or(*it, "bytes", uint64_t{0}),
+                            number_or(*it, "lines", uint64_t{0}));
   }
   job.log_path = string("log");
   job.log_bytes = number("log_bytes", uint64_t{0});

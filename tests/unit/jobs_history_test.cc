@@ -126,6 +126,39 @@ TEST_F(JobsHistory, CounterOfOlderHostsIsHonouredAndKeptInStep) {
   EXPECT_EQ(read_file(dir / "state/history.lock"), "51");
 }
 
+// A history line edited by hand or written by another version may hold any JSON: a field of the
+// wrong type is as good as absent, never an exception that stops the host from starting.
+TEST_F(JobsHistory, LinesWithFieldsOfTheWrongTypeAreReadAsMissing) {
+  TempDir dir;
+  make(persistent(dir));
+  const std::string good = run(shell("exit 0")).id;
+  stop();
+  std::ofstream(dir / "state/history.jsonl", std::ios::app)
+      << R"({"id":"th-20","ev":5,"status":[1]})"
+      << "\n"
+      << R"({"id":"th-21","ev":"started","host":{"pid":"x","start":"y"},"pgid":"z"})"
+      << "\n"
+      << R"({"id":"th-22","ev":"started","host":{"pid":1e30,"start":-1}})"
+      << "\n"
+      << R"({"id":"th-23","ev":"ended","status":"succeeded","exit_code":"x","queued_at_ms":"x",)"
+      << R"("params":3,"call_id":4,"tool":{},"host":7,"log":[],"cwd":null,"buffer":false})"
+      << "\n"
+      << R"({"id":"th-24","ev":"started","host":[1,2]})"
+      << "\n";
+  Engine& engine = make(persistent(dir));
+  ASSERT_NE(engine.get(good), nullptr);
+  EXPECT_EQ(engine.get(good)->status, Status::Succeeded);
+  for (const char* id : {"th-21", "th-22", "th-24"}) {
+    ASSERT_NE(engine.get(id), nullptr) << id;
+    EXPECT_EQ(engine.get(id)->status, Status::Interrupted) << id;  // no live host of its own
+  }
+  ASSERT_NE(engine.get("th-23"), nullptr);
+  EXPECT_EQ(engine.get("th-23")->status, Status::Succeeded);
+  EXPECT_FALSE(engine.get("th-23")->exit_code);
+  // Ids go on past every id in the file.
+  EXPECT_EQ(run(shell("exit 0")).id, "th-25");
+}
+
 TEST_F(JobsHistory, JobsRunningWhenTheirHostDiedBecomeInterrupted) {
   TempDir dir;
   int report[2];
