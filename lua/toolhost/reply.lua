@@ -43,7 +43,7 @@ function M.watch(buf, on_detached)
       if watched[buf] ~= w then
         return true -- detached: stop watching
       end
-      if require("toolhost.ui").writing then
+      if require("toolhost.rewrite").writing then
         return -- a result toolhost writes is not a reply arriving
       end
       w.first_row = math.min(w.first_row or first, first)

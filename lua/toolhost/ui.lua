@@ -4,12 +4,19 @@
 local M = {}
 
 local api = vim.api
-local ns = api.nvim_create_namespace("toolhost")
+local blocks = require("toolhost.blocks")
+local rewrite = require("toolhost.rewrite")
+local ns = blocks.namespace
 M.namespace = ns
 
 local features = require("toolhost.features")
+local state, mark_range, set_mark = blocks.state, blocks.mark_range, blocks.set_mark
+local set_stream, forget = blocks.set_stream, blocks.forget
+local refresh_diagnostics, run_edits = blocks.refresh_diagnostics, rewrite.run_edits
 
-local buffers = {} -- buf -> per-buffer state
+-- toolhost's own writes (tools.lua's edits of loaded buffers too); reply.lua reads
+-- rewrite.writing.
+M.write = rewrite.write
 M.jobs = {} -- job id -> latest record from the host (jobs(), job(), statusline)
 M.job_host = {} -- job id -> the host process record that ran it (host.lua's `proc`)
 local submitted = {} -- submit()'s call id -> on_done
@@ -18,224 +25,6 @@ function M.on_submitted(id, callback)
   submitted[id] = callback
 end
 
-local function state(buf)
-  local st = buffers[buf]
-  if not st then
-    st = { marks = {}, streams = {}, results = {}, diags = {}, errors = {}, waiting = {} }
-    buffers[buf] = st
-  end
-  return st
-end
-
--- Current rows of extmark `id`: first, last (inclusive); nil when it is gone or invalid.
-local function extmark_rows(buf, id)
-  if not id then
-    return nil
-  end
-  local pos = api.nvim_buf_get_extmark_by_id(buf, ns, id, { details = true })
-  if not pos or #pos == 0 then
-    return nil
-  end
-  local details = pos[3] or {}
-  if details.invalid then
-    return nil
-  end
-  return pos[1], details.end_row or pos[1]
-end
-
--- Current rows of a block's extmark.
-local function mark_range(buf, st, key)
-  return extmark_rows(buf, st.marks[key])
-end
-
-local function set_mark(buf, st, key, row, last)
-  local count = api.nvim_buf_line_count(buf)
-  row = math.max(0, math.min(row, count - 1))
-  last = math.max(row, math.min(last, count - 1))
-  local opts = { id = st.marks[key], end_row = last, end_col = 0 }
-  if features.has_extmark_invalidate then
-    opts.invalidate = true
-  end
-  local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, opts)
-  if ok then
-    st.marks[key] = id
-  end
-end
-
-local function set_stream(buf, st, key, lines)
-  local old = st.streams[key]
-  if #lines == 0 then
-    if old then
-      pcall(api.nvim_buf_del_extmark, buf, ns, old)
-      st.streams[key] = nil
-    end
-    return
-  end
-  local _, last = mark_range(buf, st, key)
-  if not last then
-    return
-  end
-  local virt = {}
-  for _, line in ipairs(lines) do
-    virt[#virt + 1] = { { line, "Comment" } }
-  end
-  local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, last, 0, { id = old, virt_lines = virt })
-  if ok then
-    st.streams[key] = id
-  end
-end
-
-local function forget(buf, st, key)
-  if st.marks[key] then
-    pcall(api.nvim_buf_del_extmark, buf, ns, st.marks[key])
-  end
-  if st.results[key] then
-    pcall(api.nvim_buf_del_extmark, buf, ns, st.results[key])
-  end
-  set_stream(buf, st, key, {})
-  st.marks[key], st.diags[key], st.results[key] = nil, nil, nil
-end
-
-local function refresh_diagnostics(buf, st)
-  local list = {}
-  for key, d in pairs(st.diags) do
-    local row = mark_range(buf, st, key) or d.row
-    list[#list + 1] = { lnum = row, col = 0, severity = d.severity, message = d.message, source = "toolhost" }
-  end
-  for _, e in ipairs(st.errors) do
-    list[#list + 1] = {
-      lnum = e.row,
-      end_lnum = math.max(e.row, e.end_row - 1),
-      col = 0,
-      severity = vim.diagnostic.severity.ERROR,
-      message = e.message,
-      source = "toolhost",
-    }
-  end
-  vim.diagnostic.set(ns, buf, list)
-end
-
--- A write must wait while the user types in the buffer or a plugin streams into it.
-local function write_blocked(buf)
-  if not vim.bo[buf].modifiable then
-    return true
-  end
-  local mode = api.nvim_get_mode().mode
-  return api.nvim_get_current_buf() == buf and (mode:sub(1, 1) == "i" or mode:sub(1, 1) == "R")
-end
-
--- True while toolhost itself changes a buffer: reply.lua's idle rule does not count it.
-M.writing = false
-
--- nvim_buf_set_lines as toolhost's own write; returns pcall's results.
-function M.write(buf, first, last, lines)
-  M.writing = true
-  local ok, err = pcall(api.nvim_buf_set_lines, buf, first, last, false, lines)
-  M.writing = false
-  return ok, err
-end
-
-local function conflict(buf, st, edit, why)
-  set_stream(buf, st, edit.key, edit.fallback)
-  local before = st.diags[edit.key] and st.diags[edit.key].message or edit.job
-  st.diags[edit.key] = {
-    row = (mark_range(buf, st, edit.key)) or 0,
-    severity = vim.diagnostic.severity.WARN,
-    message = ("%s — result not written: %s (see :ToolOutput %s)"):format(before, why, edit.job),
-  }
-  return "conflict"
-end
-
--- Where a fenced block's result goes: after the block, after the result blocks of lower parts
--- that the host saw there (`after_rows`), and after those this Lua has inserted since
--- (`after_keys`), so results stay in call order whatever order jobs end in. The host reads
--- result blocks; Lua only counts rows.
-local function insertion_row(buf, st, last, edit)
-  local row = last + 1 + (edit.after_rows or 0)
-  for _, key in ipairs(edit.after_keys or {}) do
-    local _, result_last = extmark_rows(buf, st.results[key])
-    if result_last and result_last + 1 > row then
-      row = result_last + 1
-    end
-  end
-  return math.min(row, api.nvim_buf_line_count(buf))
-end
-
--- A change refused for now: a textlock (an <expr> mapping, a completion or TextYankPost
--- handler is running; 0.7 says E523, later versions E565) ends by itself, with no event to
--- retry on, so the write is tried again shortly, until the lock is gone.
-local function locked(err)
-  err = tostring(err)
-  return err:match("E523") or err:match("E565") or err:match("textlock")
-end
-
-local retry_pending = {}
-
-local function retry_later(buf)
-  if retry_pending[buf] then
-    return
-  end
-  retry_pending[buf] = true
-  vim.defer_fn(function()
-    retry_pending[buf] = nil
-    M.retry(buf)
-  end, 20)
-end
-
--- Rewrites a block if it still reads what the host expects; returns what became of it. The
--- block is the `expect` lines from its mark's first row on: the mark's end may lag behind a
--- block that grew after it was marked (a `> purpose` line streamed in after the fence) or
--- cover less than a re-run replaces (the old result block).
-local function try_edit(buf, st, edit)
-  local row = mark_range(buf, st, edit.key)
-  if not row then
-    return conflict(buf, st, edit, "the block was deleted")
-  end
-  local last = row + math.max(#edit.expect, 1) - 1
-  if write_blocked(buf) then
-    return "waiting"
-  end
-  local current = api.nvim_buf_get_lines(buf, row, last + 1, false)
-  if not vim.deep_equal(current, edit.expect) then
-    return conflict(buf, st, edit, "the block changed while it ran")
-  end
-  local first, stop = row, last + 1
-  if edit.insert then
-    first = insertion_row(buf, st, last, edit)
-    stop = first
-  end
-  local ok, err = M.write(buf, first, stop, edit.lines)
-  if not ok then
-    if locked(err) then
-      retry_later(buf)
-      return "waiting"
-    end
-    return conflict(buf, st, edit, tostring(err))
-  end
-  vim.b[buf].toolhost_own_tick = api.nvim_buf_get_changedtick(buf)
-  if edit.insert then
-    local ok_mark, id = pcall(api.nvim_buf_set_extmark, buf, ns, first, 0,
-      { id = st.results[edit.key], end_row = first + #edit.lines - 1, end_col = 0 })
-    if ok_mark then
-      st.results[edit.key] = id
-    end
-  else
-    set_mark(buf, st, edit.key, row, row + #edit.lines - 1)
-  end
-  return "applied"
-end
-
-local function run_edits(buf, st, results)
-  local still = {}
-  for _, edit in ipairs(st.waiting) do
-    local status = try_edit(buf, st, edit)
-    if status == "waiting" then
-      still[#still + 1] = edit
-    end
-    results[#results + 1] = { buf = buf, key = edit.key, job = edit.job, status = status }
-  end
-  st.waiting = still
-end
 
 -- While a list of batches is applied: buf -> state of the buffers whose diagnostics are set
 -- once, after all of them (vim.diagnostic.set costs as much as the buffer has diagnostics).
@@ -244,7 +33,7 @@ local deferred = nil
 local function apply_buffer(entry, results)
   local buf = entry.buf
   if not api.nvim_buf_is_valid(buf) then
-    buffers[buf] = nil
+    blocks.drop(buf)
     for _, edit in ipairs(entry.edits or {}) do
       results[#results + 1] = { buf = buf, key = edit.key, job = edit.job, status = "gone" }
     end
@@ -435,7 +224,7 @@ end
 -- the job in history as interrupted too, so the call is never re-run by itself.
 function M.interrupt(job)
   local buf, key = job.buf, job.call_id
-  local st = buf and buffers[buf]
+  local st = buf and blocks.get(buf)
   job.status = "interrupted"
   M.jobs[job.id] = job
   if not st or not key or not api.nvim_buf_is_valid(buf) then
@@ -449,7 +238,7 @@ function M.interrupt(job)
   }
   local _, last = mark_range(buf, st, key)
   if last and vim.bo[buf].modifiable then
-    M.write(buf, last + 1, last + 1, {
+    rewrite.write(buf, last + 1, last + 1, {
       ("````result id=%s tool=%s status=interrupted"):format(job.id, job.tool),
       ("The tool host stopped while this call ran; its output so far: :ToolOutput %s"):format(job.id),
       "````",
@@ -462,7 +251,7 @@ end
 -- Calls awaiting approval in this Neovim's chat buffers (statusline()).
 function M.awaiting_count()
   local count = 0
-  for _, st in pairs(buffers) do
+  for _, st in blocks.each() do
     count = count + #(st.awaiting or {})
   end
   return count
@@ -470,7 +259,7 @@ end
 
 -- Retries the rewrites that had to wait (InsertLeave, 'modifiable' set back).
 function M.retry(buf)
-  local st = buffers[buf]
+  local st = blocks.get(buf)
   if st and #st.waiting > 0 and api.nvim_buf_is_valid(buf) then
     run_edits(buf, st, {})
     refresh_diagnostics(buf, st)
@@ -478,17 +267,17 @@ function M.retry(buf)
 end
 
 function M.forget_buffer(buf)
-  local st = buffers[buf]
+  local st = blocks.get(buf)
   if st and api.nvim_buf_is_valid(buf) then
     api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     vim.diagnostic.reset(ns, buf)
   end
-  buffers[buf] = nil
+  blocks.drop(buf)
 end
 
 -- The call id whose block covers `row` (0-based), if any.
 function M.call_at(buf, row)
-  local st = buffers[buf]
+  local st = blocks.get(buf)
   for key in pairs(st and st.marks or {}) do
     local first, last = mark_range(buf, st, key)
     if first and row >= first and row <= last then
@@ -499,7 +288,8 @@ function M.call_at(buf, row)
 end
 
 function M.marks(buf)
-  return buffers[buf] and buffers[buf].marks or {}
+  local st = blocks.get(buf)
+  return st and st.marks or {}
 end
 
 local group = api.nvim_create_augroup("toolhost_ui", { clear = true })

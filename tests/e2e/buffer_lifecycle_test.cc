@@ -168,9 +168,9 @@ TEST(BufferLifecycle, AWriteInATextlockWaitsAndLandsAfterwards) {
   nvim.listen("write");
   nvim.lua(R"(
     local chan, go = ...
-    local ui = require("toolhost.ui")
-    local write = ui.write
-    ui.write = function(...)
+    local rewrite = require("toolhost.rewrite")  -- where results are written
+    local write = rewrite.write
+    rewrite.write = function(...)
       local ok, err = write(...)
       _G.attempted = true
       vim.rpcnotify(chan, "write", { ok = ok, err = err and tostring(err) or vim.NIL })
