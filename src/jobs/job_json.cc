@@ -54,7 +54,6 @@ JobInfo job_from_json(const nlohmann::json& json) {
     auto it = json.find(key);
     return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  auto number = [&](const char* key, auto fallback) { return number_or(json, key, fallback); };
   job.id = string("id");
   job.number = job_number(job.id);
   job.spec.call_id = string("call_id");
@@ -70,11 +69,11 @@ JobInfo job_from_json(const nlohmann::json& json) {
     job.term_signal = signal_number(it->get<std::string>());
   }
   job.error = string("error");
-  job.pid = number("pid", 0);
-  job.pgid = number("pgid", 0);
-  job.queued_at_ms = number("queued_at_ms", int64_t{0});
-  job.started_at_ms = number("started_at_ms", int64_t{0});
-  job.duration_s = number("duration_s", 0.0);
+  job.pid = number_or(json, "pid", 0);
+  job.pgid = number_or(json, "pgid", 0);
+  job.queued_at_ms = number_or(json, "queued_at_ms", int64_t{0});
+  job.started_at_ms = number_or(json, "started_at_ms", int64_t{0});
+  job.duration_s = number_or(json, "duration_s", 0.0);
   for (auto [key, capture] : {std::pair{"stdout", &job.out}, std::pair{"stderr", &job.err}}) {
     auto it = json.find(key);
     if (it == json.end() || !it->is_object()) continue;
@@ -82,7 +81,7 @@ JobInfo job_from_json(const nlohmann::json& json) {
                             number_or(*it, "lines", uint64_t{0}));
   }
   job.log_path = string("log");
-  job.log_bytes = number("log_bytes", uint64_t{0});
+  job.log_bytes = number_or(json, "log_bytes", uint64_t{0});
   return job;
 }
 

@@ -49,7 +49,9 @@ TEST_F(JobsAsync, DoneLaterSucceedsWithItsOutput) {
 TEST_F(JobsAsync, DoneInsideSubmitFinishesFromTheLoop) {
   Engine& engine = make();
   Finished finished;
-  engine.submit(async_spec([](TaskDone d) { d(TaskOutcome{1, "", "no such buffer"}); }),
+  engine.submit(async_spec([](TaskDone d) {
+                  d(TaskOutcome{1, "", "no such buffer"});
+                }),
                 finished.events());
   EXPECT_FALSE(finished.done);  // never inside submit()
   ASSERT_TRUE(run_until(&loop_, [&] { return finished.done; }));

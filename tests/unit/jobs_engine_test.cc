@@ -403,9 +403,7 @@ TEST_F(JobsEngine, SeveralEnginesInOneLoopKeepTheirOwnJobs) {
 // the newest job of each (buffer, call) pair, across a restart from history and a trim.
 TEST_F(JobsEngine, NewestJobOfACallIsFoundByBufferAndCallId) {
   TempDir dir;
-  EngineOptions options;
-  options.state_dir = dir / "state";
-  options.cache_dir = dir / "cache";
+  EngineOptions options = persistent(dir);
   options.history_max = 2;
   auto call = [](const std::string& buffer, const std::string& call_id) {
     JobSpec spec = shell("true");

@@ -86,14 +86,6 @@ TEST_F(JobsFaults, ChildReadingStdinGetsEofAtOnce) {
   EXPECT_LT(job.duration_s, 4);
 }
 
-EngineOptions persistent(const TempDir& dir) {
-  EngineOptions options;
-  options.state_dir = dir / "state";
-  options.cache_dir = dir / "cache";
-  options.kill_grace_ms = 200;
-  return options;
-}
-
 // A new host reads history while the old one (restarted by Lua) still ends its jobs: told so,
 // it lists them `interrupted` at once, as the old host records them, and leaves its own jobs
 // and other hosts' alone.

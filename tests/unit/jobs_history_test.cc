@@ -13,14 +13,6 @@ namespace {
 
 using JobsHistory = EngineTest;
 
-EngineOptions persistent(const TempDir& dir) {
-  EngineOptions options;
-  options.state_dir = dir / "state";
-  options.cache_dir = dir / "cache";
-  options.kill_grace_ms = 200;
-  return options;
-}
-
 std::vector<nlohmann::json> history_lines(const TempDir& dir) {
   std::vector<nlohmann::json> lines;
   std::istringstream in(read_file(dir / "state/history.jsonl"));

@@ -141,6 +141,15 @@ inline std::string read_file(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// Options of an engine that keeps history and logs under `dir` (a host with a state dir).
+inline EngineOptions persistent(const TempDir& dir) {
+  EngineOptions options;
+  options.state_dir = dir / "state";
+  options.cache_dir = dir / "cache";
+  options.kill_grace_ms = 200;
+  return options;
+}
+
 inline JobSpec shell(const std::string& command, uint64_t timeout_ms = 20000) {
   JobSpec spec;
   spec.argv = {"/bin/sh", "-c", command};
