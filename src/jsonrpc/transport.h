@@ -1,0 +1,31 @@
+#pragma once
+// What the Endpoint needs from a connection: whole JSON texts in, whole JSON texts out. Framing
+// (newlines on stdio and sockets, HTTP bodies and SSE events) is the transport's business; the
+// Endpoint never sees bytes, and a transport never knows a method name.
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace toolhost::jsonrpc {
+
+class Transport {
+ public:
+  struct Handlers {
+    std::function<void(std::string_view text)> message;
+    // Input the transport had to drop (a message over the cap): the connection stays.
+    std::function<void(const std::string& reason)> dropped;
+    // Called once, when the connection is over (EOF, an error, or close()).
+    std::function<void(const std::string& reason)> closed;
+  };
+
+  virtual ~Transport() = default;
+  // Starts delivering to `handlers`; false (with the reason in `error`) when it cannot.
+  virtual bool start(Handlers handlers, std::string& error) = 0;
+  virtual void send(std::string text) = 0;
+  // Stops reading and writing; `closed` is called once. Idempotent.
+  virtual void close(const std::string& reason) = 0;
+  virtual bool is_open() const = 0;
+};
+
+}  // namespace toolhost::jsonrpc
