@@ -37,6 +37,8 @@ class Responder {
  public:
   void result(Json value);
   void error(Error error);
+  // The peer cancelled the request: no answer is sent at all (MCP's cancellation rule).
+  void withdraw() { state_->answered = true; }
   bool answered() const { return state_->answered; }
   const Json& id() const { return state_->id; }
 
