@@ -13,8 +13,24 @@
 
 namespace toolhost::core {
 
+// A parameter as a model sees it (SPEC 13.4): the JSON Schema of `tools()` and MCP's
+// `tools/list` are generated from these, never written by hand.
+struct ParamSpec {
+  std::string name;
+  std::vector<std::string> types{"string"};  // JSON Schema types; "array" holds strings
+  std::string description;
+  bool required = false;
+  std::vector<std::string> choices;  // the only values allowed, when it is one of a few words
+};
+
+// What a tool does to the world, for MCP's annotations: honest hints, not a policy.
+enum class Effect { Reads, Writes, Runs };
+
 struct ToolSpec {
   std::string name;
+  std::string description;
+  std::vector<ParamSpec> params;  // canonical names; `required` below lists the required ones
+  Effect effect = Effect::Runs;
   std::vector<std::string> aliases;
   std::vector<std::string> required;                 // canonical parameter names
   std::map<std::string, std::string> param_aliases;  // alias -> canonical
