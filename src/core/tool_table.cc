@@ -60,6 +60,11 @@ ToolTable builtin_tool_table() {
       {{"file_path", "path"}, {"old_block", "search"}, {"new_block", "replace"}},
       {"search", "replace"}, "✓ Replaced in:");
   texts({"path"});
+  // llm-sidekick's `**Insert:** `path:N`` (its editor tool's insert: insert_line, new_str).
+  add("insert_into_file", {}, {"path", "line", "content"},
+      {{"file_path", "path"}, {"insert_line", "line"}, {"new_str", "content"}}, {},
+      "✓ Inserted into:");
+  texts({"path", "content"});
   add("delete_file", {}, {"path"}, {{"file_path", "path"}}, {}, "✓ Executed:");
   texts({"path"});
   add("move_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:");
