@@ -65,12 +65,6 @@ core::Result<std::string> read_all(const fs::path& path, const std::string& show
   return text;
 }
 
-size_t line_count(const std::string& content) {
-  if (content.empty()) return 0;
-  return static_cast<size_t>(std::count(content.begin(), content.end(), '\n')) +
-         (content.back() == '\n' ? 0 : 1);
-}
-
 }  // namespace
 
 core::Result<std::string> read_file(const std::string& root, const nlohmann::json& params) {
@@ -203,10 +197,6 @@ core::Result<std::string> insert_into_file(const std::string& root, const nlohma
   auto written = write_file(root, *path, *inserted);
   if (!written) return core::error(written.error());
   return inserted_summary(*path, *line, *content);
-}
-
-std::string wrote_summary(const std::string& path, const std::string& content) {
-  return "Wrote " + std::to_string(line_count(content)) + " lines to " + path;
 }
 
 namespace {

@@ -40,7 +40,4 @@ core::Result<std::string> move_file(const std::string& root, const nlohmann::jso
 // Copies the file at params.path to params.new_path (mode kept), as move_file places it.
 core::Result<std::string> copy_file(const std::string& root, const nlohmann::json& params);
 
-// The one-line results of the edits, the same for a file on disk and a loaded buffer.
-std::string wrote_summary(const std::string& path, const std::string& content);
-
 }  // namespace toolhost::tools

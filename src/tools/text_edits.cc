@@ -142,6 +142,10 @@ core::Result<std::string> insert_in_text(const std::string& text, uint64_t after
   return text.substr(0, at) + inserted + newline + text.substr(at);
 }
 
+std::string wrote_summary(const std::string& path, const std::string& content) {
+  return "Wrote " + std::to_string(line_count(content)) + " lines to " + path;
+}
+
 std::string replaced_summary(const std::string& path, size_t pairs) {
   return "Replaced " + std::to_string(pairs) + " block(s) in " + path;
 }

@@ -26,7 +26,9 @@ core::Result<std::string> replace_in_text(const std::string& text, const nlohman
 core::Result<std::string> insert_in_text(const std::string& text, uint64_t after,
                                          const std::string& content);
 
-// "Replaced 2 block(s) in a.c", "Inserted 3 lines into a.c after line 12": the one-line results.
+// The one-line results of the edits, the same for a file on disk and a loaded buffer: "Wrote
+// 3 lines to a.c", "Replaced 2 block(s) in a.c", "Inserted 3 line(s) into a.c after line 12".
+std::string wrote_summary(const std::string& path, const std::string& content);
 std::string replaced_summary(const std::string& path, size_t pairs);
 std::string inserted_summary(const std::string& path, uint64_t after, const std::string& content);
 
