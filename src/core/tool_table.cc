@@ -39,24 +39,40 @@ ToolTable builtin_tool_table() {
     spec.done_label = std::move(done_label);
     table.tools.push_back(std::move(spec));
   };
+  auto texts = [&](std::vector<std::string> names) { table.tools.back().text_params = names; };
   add("run_terminal_command", {"cmd_runner", "bash"}, {"command"}, {{"explanation", "purpose"}}, {},
       "✓ Executed:");
+  texts({"command", "cwd"});
   add("read_file", {"read_files"}, {"path"}, {{"file_path", "path"}, {"file_paths", "path"}}, {},
       "✓ Read:");
   table.tools.back().per_item_param = "path";
+  texts({"path"});
   add("list_directory", {"list_directory_contents"}, {"path"}, {{"directory_path", "path"}}, {},
       "✓ ls:");
+  texts({"path"});
   add("search_files", {"grep"}, {"pattern"}, {}, {}, "✓ Executed:");
+  texts({"pattern", "path", "glob"});
   add("create_or_replace_file", {"write_to_file", "write_file"}, {"path", "content"},
       {{"file_path", "path"}, {"contents", "content"}}, {}, "✓ Wrote:");
+  texts({"path", "content"});
   // search[]/replace[] pair up; old_block2/new_block2 … append to them.
   add("replace_in_file", {}, {"path", "search", "replace"},
       {{"file_path", "path"}, {"old_block", "search"}, {"new_block", "replace"}},
       {"search", "replace"}, "✓ Replaced in:");
+  texts({"path"});
+  // llm-sidekick's `**Insert:** `path:N`` (its editor tool's insert: insert_line, new_str).
+  add("insert_into_file", {}, {"path", "line", "content"},
+      {{"file_path", "path"}, {"insert_line", "line"}, {"new_str", "content"}}, {},
+      "✓ Inserted into:");
+  texts({"path", "content"});
   add("delete_file", {}, {"path"}, {{"file_path", "path"}}, {}, "✓ Executed:");
+  texts({"path"});
   add("move_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:");
+  texts({"path", "new_path"});
   add("copy_file", {}, {"path", "new_path"}, {{"file_path", "path"}}, {}, "✓ Executed:");
+  texts({"path", "new_path"});
   add("edit_buffer", {"editor"}, {"buffer", "action"}, {}, {}, "✓ Executed:");
+  texts({"action", "code"});
   return table;
 }
 
