@@ -31,6 +31,12 @@ ParamSpec text(std::string name, std::string description, bool required = true) 
 ParamSpec optional_text(std::string name, std::string description) {
   return text(std::move(name), std::move(description), false);
 }
+// Only shown to the user, never read by the tool: markup in it is harmless, no parse error.
+ParamSpec shown_only(std::string name, std::string description) {
+  ParamSpec param = text(std::move(name), std::move(description), false);
+  param.shown_only = true;
+  return param;
+}
 ParamSpec number(std::string name, std::string description) {
   return ParamSpec{std::move(name), {"integer"}, std::move(description), false, {}};
 }
@@ -52,6 +58,9 @@ ToolTable builtin_tool_table() {
     spec.description = std::move(description);
     for (const auto& param : params) {
       if (param.required) spec.required.push_back(param.name);
+      if (param.types == std::vector<std::string>{"string"} && !param.shown_only) {
+        spec.text_params.push_back(param.name);
+      }
     }
     spec.params = std::move(params);
     table.tools.push_back(std::move(spec));
@@ -59,14 +68,14 @@ ToolTable builtin_tool_table() {
   };
   const std::string root_path = "A path relative to the project root";
 
-  ToolSpec& run = add("run_terminal_command", Effect::Runs,
-                      "Runs a command line with the shell in the project root and returns its exit "
-                      "code, stdout and stderr. Read-only commands on the allow list run at once; "
-                      "others wait for the user's approval.",
-                      {text("command", "The command line"),
-                       optional_text("purpose", "Why it runs, shown to the user"),
-                       optional_text("cwd", "The directory to run in, relative to the root"),
-                       number("timeout_ms", "Stop it after this many milliseconds")});
+  ToolSpec& run = add(
+      "run_terminal_command", Effect::Runs,
+      "Runs a command line with the shell in the project root and returns its exit "
+      "code, stdout and stderr. Read-only commands on the allow list run at once; "
+      "others wait for the user's approval.",
+      {text("command", "The command line"), shown_only("purpose", "Why it runs, shown to the user"),
+       optional_text("cwd", "The directory to run in, relative to the root"),
+       number("timeout_ms", "Stop it after this many milliseconds")});
   run.aliases = {"cmd_runner", "bash"};
   run.param_aliases = {{"explanation", "purpose"}};
 
@@ -113,6 +122,15 @@ ToolTable builtin_tool_table() {
       {"file_path", "path"}, {"old_block", "search"}, {"new_block", "replace"}};
   replace.list_params = {"search", "replace"};
   replace.done_label = "✓ Replaced in:";
+
+  // llm-sidekick's `**Insert:** `path:N`` (its editor tool's insert: insert_line, new_str).
+  ToolSpec& insert = add(
+      "insert_into_file", Effect::Writes, "Inserts text after a line of a file (0: at the top).",
+      {text("path", root_path),
+       ParamSpec{"line", {"integer"}, "The line to insert after; 0 inserts at the top", true, {}},
+       text("content", "The lines to insert")});
+  insert.param_aliases = {{"file_path", "path"}, {"insert_line", "line"}, {"new_str", "content"}};
+  insert.done_label = "✓ Inserted into:";
 
   add("delete_file", Effect::Writes, "Deletes a file.", {text("path", root_path)}).param_aliases = {
       {"file_path", "path"}};

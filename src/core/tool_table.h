@@ -21,6 +21,7 @@ struct ParamSpec {
   std::string description;
   bool required = false;
   std::vector<std::string> choices;  // the only values allowed, when it is one of a few words
+  bool shown_only = false;           // only shown to the user: not one of the text_params
 };
 
 // What a tool does to the world, for MCP's annotations: honest hints, not a policy.
@@ -37,6 +38,10 @@ struct ToolSpec {
   // Canonical parameters that hold a list (replace_in_file's search/replace): a string value
   // becomes a one-element list, and an alias with a number suffix (`old_block2`) appends to it.
   std::vector<std::string> list_params;
+  // Canonical parameters the tool reads as text (its string parameters but those only shown):
+  // a structured value there (XML child elements, a JSON object or list) is a parse error, not
+  // a call that fails when it runs. A list of texts is allowed for `per_item_param`.
+  std::vector<std::string> text_params;
   // The header of its executed llm-sidekick block on success (SPEC 10.1).
   std::string done_label = "✓ Executed:";
   // A list given for this parameter makes one call per item (`read_files` with

@@ -70,13 +70,53 @@ bool is_missing(const nlohmann::json& params, const std::string& name) {
   return it == params.end() || it->is_null() || (it->is_array() && it->empty());
 }
 
+bool all_strings(const nlohmann::json& list) {
+  return std::all_of(list.begin(), list.end(), [](const auto& item) { return item.is_string(); });
+}
+
+bool is_structured_text(const ToolSpec& spec, const std::string& canonical,
+                        const nlohmann::json& value) {
+  if (is_list_param(spec, canonical)) {
+    const auto bad_item = [](const nlohmann::json& item) {
+      return item.is_object() || (item.is_array() && !all_strings(item));
+    };
+    return value.is_array() ? std::any_of(value.begin(), value.end(), bad_item) : bad_item(value);
+  }
+  if (std::find(spec.text_params.begin(), spec.text_params.end(), canonical) ==
+      spec.text_params.end()) {
+    return false;
+  }
+  if (value.is_array()) return canonical != spec.per_item_param || !all_strings(value);
+  return value.is_object();
+}
+
 }  // namespace
+
+std::string structured_text_param(const ToolSpec& spec, const nlohmann::json& params) {
+  if (!params.is_object()) return "";
+  for (const auto& [name, value] : params.items()) {
+    std::string canonical = canonical_name(spec, name);
+    if (canonical == name && !is_list_param(spec, name)) {
+      auto [base, number] = split_number_suffix(name);
+      if (number > 1 && is_list_param(spec, canonical_name(spec, base))) {
+        canonical = canonical_name(spec, base);
+      }
+    }
+    if (is_structured_text(spec, canonical, value)) return name;
+  }
+  return "";
+}
 
 std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std::string_view tool,
                                                      nlohmann::json params) {
   const ToolSpec* spec = table.find(tool);
   if (!spec) return "unknown tool `" + std::string(tool) + "`";
   if (!params.is_object()) return "the parameters of `" + spec->name + "` are not an object";
+  const std::string structured = structured_text_param(*spec, params);
+  if (!structured.empty()) {
+    return "parameter `" + structured + "` of `" + spec->name +
+           "` must be text, not structured data (an object or a list)";
+  }
   nlohmann::json normalised = normalise(*spec, params);
   for (const auto& name : spec->required) {
     if (is_missing(normalised, name)) {

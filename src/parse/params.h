@@ -17,6 +17,12 @@ struct ResolvedCall {
   nlohmann::json params;  // object with canonical names
 };
 
+// The first parameter of `params` (named as written, aliases allowed) that `spec` reads as text
+// but that holds a structured value: a text parameter holding an object or a list (a list of
+// texts for `per_item_param`), or a list parameter holding an object (an item of replace_in_file
+// may be a list of candidate texts, see sidekick_replace.h); "" when there is none.
+std::string structured_text_param(const ToolSpec& spec, const nlohmann::json& params);
+
 // The call, or the message of a parse error ("unknown tool `x`", a missing parameter).
 std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std::string_view tool,
                                                      nlohmann::json params);

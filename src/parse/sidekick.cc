@@ -155,16 +155,42 @@ Found read_side_by_side(const ReadContext& ctx, int row, int column,
   return found;
 }
 
-// `**Insert:** `path:N`` and a fence: llm-sidekick's insertion after line N. toolhost has no
-// insert tool (SPEC 7), so the block is an error that says so rather than nothing.
-Found read_insert(const ReadContext& ctx, BlockStart at) {
-  int end = at.row + 1;
-  if (auto fence = fence_at(ctx, skip_blank(ctx, end))) {
-    end = fence->closed() ? fence->close_row + 1 : ctx.end;
+// `a.lua:12` in an `**Insert:**` header: the path and the line to insert after (0: at the top).
+bool add_insert_place(nlohmann::json& params, const std::string& span) {
+  size_t colon = span.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  std::string_view digits = std::string_view(span).substr(colon + 1);
+  if (digits.empty() || digits.size() > 9) return false;
+  int line = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    line = line * 10 + (c - '0');
   }
-  return block_error(at, read_purpose(ctx, end).end_row, at.row,
-                     "`**Insert:**` (insert after a line) is not supported: toolhost has no "
-                     "insert tool; a `**Replace:**` edit does the same");
+  params["path"] = span.substr(0, colon);
+  params["line"] = line;
+  return true;
+}
+
+// `**Insert:** `path:N`` and a fence: llm-sidekick's insertion after line N (its editor tool's
+// `insert` command, 2025), run by insert_into_file.
+Found read_insert(const ReadContext& ctx, BlockStart at, const Header& header) {
+  const std::string tool = "insert_into_file";
+  std::optional<ParamFence> fence = fence_at(ctx, skip_blank(ctx, at.row + 1));
+  nlohmann::json params = nlohmann::json::object();
+  if (!add_insert_place(params, *header.span)) {
+    int end = fence ? (fence->closed() ? fence->close_row + 1 : ctx.end) : at.row + 1;
+    return block_error(at, read_purpose(ctx, end).end_row, at.row,
+                       "`**Insert:**` needs `path:N`, the line to insert after (0: at the top)");
+  }
+  if (!fence) {
+    return missing_body(ctx, at, tool, std::move(params),
+                        "`**Insert:**` without the fence holding the text to insert");
+  }
+  params["content"] = fence->content;
+  if (!fence->closed()) return unclosed(ctx, at, fence->open_row, tool, std::move(params));
+  Purpose purpose = read_purpose(ctx, fence->close_row + 1);
+  if (!purpose.text.empty()) params["purpose"] = purpose.text;
+  return make_call(ctx, tool, std::move(params), at, purpose.end_row);
 }
 
 // The canonical tool named by the result block after the `>` lines from `row` on, or "".
@@ -211,10 +237,12 @@ std::optional<Found> read_executed(const ReadContext& ctx, BlockStart at, const 
       params["command"] = fences.front().content;
   } else if (header.span && tool == "read_file") {
     add_path_and_range(params, *header.span);
+  } else if (header.span && tool == "insert_into_file") {
+    if (!add_insert_place(params, *header.span)) params["path"] = *header.span;
   } else if (header.span) {
     params["path"] = *header.span;
   }
-  if (tool == "create_or_replace_file" && !fences.empty()) {
+  if ((tool == "create_or_replace_file" || tool == "insert_into_file") && !fences.empty()) {
     params["content"] = fences.front().content;
   }
   if (tool == "replace_in_file" && replacements) {
@@ -283,7 +311,7 @@ std::optional<Found> read_sidekick_block(const ReadContext& ctx, int row, int co
     case HeaderKind::Read:
     case HeaderKind::List: return read_header_only(ctx, at, header);
     case HeaderKind::Replace: return read_replace(ctx, at, header);
-    case HeaderKind::Insert: return read_insert(ctx, at);
+    case HeaderKind::Insert: return read_insert(ctx, at, header);
     case HeaderKind::Executed: return read_executed(ctx, at, header);
   }
   return std::nullopt;

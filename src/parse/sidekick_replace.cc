@@ -1,11 +1,17 @@
 #include "parse/sidekick_replace.h"
 
+#include <vector>
+
 #include "parse/sidekick_block.h"
 #include "parse/sidekick_header.h"
 #include "parse/text.h"
 
 namespace toolhost::parse {
 namespace {
+
+bool is_blank_text(const std::string& text) {
+  return text.find_first_not_of(" \t\r\n") == std::string::npos;
+}
 
 Replacements failure(int end_row, int error_row, std::string message) {
   Replacements out;
@@ -40,35 +46,69 @@ Replacements labeled_pairs(const ReadContext& ctx, ParamFence search) {
   }
 }
 
-// One fence holding the old text, a blank line, the new text; without a blank line the new
-// text is empty (llm-sidekick removes the blank line when a replacement deletes). More blank
-// lines make the split a guess, and a guess at an edit is not made.
-bool split_one_fence(const ParamFence& fence, Replacements& out) {
-  const std::string& text = fence.content;
-  std::vector<size_t> blank_starts;  // byte offsets of blank lines
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
   size_t start = 0;
-  while (start <= text.size()) {
+  while (true) {
     size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    if (is_blank(std::string_view(text).substr(start, end - start))) blank_starts.push_back(start);
+    lines.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return lines;
     start = end + 1;
   }
-  if (blank_starts.empty()) {
-    out.search.push_back(text);
+}
+
+std::string joined(const std::vector<std::string>& lines, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i < to; ++i) {
+    if (i > from) out.push_back('\n');
+    out += lines[i];
+  }
+  return out;
+}
+
+// One fence holding the old text, a blank line, the new text; without a blank line the new
+// text is empty (llm-sidekick removes the blank line when a replacement deletes). With more
+// blank lines the split depends on the file: each run of blank lines is a candidate (split at
+// its last blank line, so an old text that ends with a newline keeps it), and the pair holds
+// the candidates as lists for replace_in_file to choose from when it runs.
+bool split_one_fence(const ParamFence& fence, Replacements& out) {
+  const std::vector<std::string> lines = split_lines(fence.content);
+  std::vector<size_t> blanks;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (is_blank(lines[i])) blanks.push_back(i);
+  }
+  if (blanks.empty()) {
+    out.search.push_back(fence.content);
     out.replace.push_back("");
     return true;
   }
-  if (blank_starts.size() > 1) {
+  if (blanks.size() == 1) {
+    out.search.push_back(joined(lines, 0, blanks[0]));
+    out.replace.push_back(joined(lines, blanks[0] + 1, lines.size()));
+    return true;
+  }
+  nlohmann::json olds = nlohmann::json::array();
+  nlohmann::json news = nlohmann::json::array();
+  for (size_t k = 0; k < blanks.size(); ++k) {
+    const size_t split = blanks[k];
+    if (k + 1 < blanks.size() && blanks[k + 1] == split + 1) continue;  // not the run's last
+    std::string old_text = joined(lines, 0, split);
+    if (is_blank_text(old_text)) continue;
+    olds.push_back(std::move(old_text));
+    news.push_back(joined(lines, split + 1, lines.size()));
+  }
+  if (olds.empty()) {
     out.error_row = fence.open_row + 1;
-    out.error = "the replacement fence has " + std::to_string(blank_starts.size()) +
-                " blank lines, so where the old text ends would be a guess; use "
-                "`**Search:**` and `**Replace:**` fences";
+    out.error = "the replacement fence has no old text before its blank lines";
     return false;
   }
-  size_t blank = blank_starts.front();
-  size_t after = text.find('\n', blank);
-  out.search.push_back(blank == 0 ? std::string() : text.substr(0, blank - 1));
-  out.replace.push_back(after == std::string::npos ? std::string() : text.substr(after + 1));
+  if (olds.size() == 1) {
+    out.search.push_back(std::move(olds[0]));
+    out.replace.push_back(std::move(news[0]));
+    return true;
+  }
+  out.search.push_back(std::move(olds));
+  out.replace.push_back(std::move(news));
   return true;
 }
 

@@ -5,7 +5,9 @@
 //   - two fences right under the header: old, new;
 //   - one fence (right under the header or after one blank line) holding the old text, one
 //     blank line, the new text, or only the old text when the new one is empty (llm-sidekick
-//     since March 2025);
+//     since March 2025). With several runs of blank lines the split is only known from the
+//     file: the pair's search and replace items are then lists of the candidate old and new
+//     texts, and replace_in_file takes the one whose old text occurs exactly once;
 //   - several of those, each under `**Replacement 1:**`, `**Replacement 2:**`, ….
 
 #include <nlohmann/json.hpp>

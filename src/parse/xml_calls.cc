@@ -3,6 +3,7 @@
 #include "parse/xml_calls.h"
 
 #include <algorithm>
+#include <optional>
 #include <pugixml.hpp>
 #include <variant>
 
@@ -99,13 +100,6 @@ nlohmann::json params_of(const pugi::xml_node& node) {
   return value.is_object() ? value : nlohmann::json::object();
 }
 
-void rename(nlohmann::json& params, const char* from, const char* to) {
-  auto it = params.find(from);
-  if (it == params.end() || params.contains(to)) return;
-  params[to] = std::move(*it);
-  params.erase(from);
-}
-
 struct RawCall {
   std::string tool;
   nlohmann::json params;
@@ -113,10 +107,8 @@ struct RawCall {
 
 // CodeCompanion's `files` tool picks the operation with the action's type (SPEC 10.2).
 std::variant<RawCall, std::string> files_action(const std::string& type, nlohmann::json params) {
-  if (type == "create") {
-    rename(params, "contents", "content");
-    return RawCall{"create_or_replace_file", std::move(params)};
-  }
+  // `contents` is an alias of `content` in the tool table.
+  if (type == "create") return RawCall{"create_or_replace_file", std::move(params)};
   if (type == "read" || type == "read_lines") return RawCall{"read_file", std::move(params)};
   if (type == "edit") return RawCall{"replace_in_file", std::move(params)};
   if (type == "delete") return RawCall{"delete_file", std::move(params)};
@@ -133,6 +125,24 @@ std::variant<RawCall, std::string> action_call(const std::string& tool,
   if (tool == "files") return files_action(type, std::move(params));
   if (tool == "editor" && !type.empty()) params["action"] = type;
   return RawCall{tool, std::move(params)};
+}
+
+// `<command><a/></command>`: markup the XML parser read as elements where the tool takes text
+// (or an element given twice). Said in XML's terms rather than as the JSON it became.
+std::optional<std::string> markup_in_text(const ToolTable& tools, const RawCall& call) {
+  const ToolSpec* spec = tools.find(call.tool);
+  if (!spec) return std::nullopt;
+  std::string name = structured_text_param(*spec, call.params);
+  if (name.empty()) return std::nullopt;
+  const nlohmann::json& value = call.params[name];
+  const bool repeated = value.is_array() && std::all_of(value.begin(), value.end(),
+                                                        [](auto& v) { return v.is_string(); });
+  if (repeated) {
+    return "`<" + name + ">` is given more than once, but `" + spec->name +
+           "` takes one text there";
+  }
+  return "`<" + name + ">` holds XML elements, but `" + spec->name +
+         "` takes text there; put markup in <![CDATA[…]]>";
 }
 
 class XmlReader {
@@ -181,6 +191,7 @@ class XmlReader {
     int row = node_row(node);
     if (auto* error = std::get_if<std::string>(&raw)) return fail(row, *error);
     auto& call = std::get<RawCall>(raw);
+    if (auto error = markup_in_text(ctx_.options.tools, call)) return fail(row, *error);
     auto resolved = resolve_call(ctx_.options.tools, call.tool, std::move(call.params));
     if (auto* error = std::get_if<std::string>(&resolved)) return fail(row, *error);
     append_calls(found_.calls, ctx_.options.tools, std::move(std::get<ResolvedCall>(resolved)));

@@ -64,6 +64,8 @@ std::vector<std::string> executed_form(const parse::ToolCall& call,
     // line changes.
     std::vector<std::string> out = block_lines;
     std::string path = text_param(call, "path");
+    // An insertion keeps its line, as llm-sidekick wrote it (`**Insert:** `a.lua:12``).
+    if (call.tool == "insert_into_file") path += ":" + text_param(call, "line");
     if (!out.empty()) out[0] = label(status, call.tool) + " `" + path + "`";
     return out;
   }

@@ -42,6 +42,7 @@ constexpr FileTool kFileTools[] = {
     {"list_directory", &list_directory, false, nullptr},
     {"create_or_replace_file", &write_operation, true, nullptr},
     {"replace_in_file", &replace_in_file, true, nullptr},
+    {"insert_into_file", &insert_into_file, true, nullptr},
     {"delete_file", &delete_file, true, nullptr},
     {"move_file", &move_file, true, "new_path"},
     {"copy_file", &copy_file, true, "new_path"},
@@ -69,8 +70,13 @@ jobs::TaskOutcome outcome(core::Result<std::string> text) {
   return jobs::TaskOutcome{0, std::move(*text), ""};
 }
 
-// create_or_replace_file and replace_in_file in Neovim: the buffer that has the file loaded
-// takes the edit (BufferEdit), the disk otherwise.
+// The tools that edit a file's text: in Neovim, the buffer that has the file loaded takes the
+// edit (BufferEdit), the disk otherwise.
+bool edits_text(const std::string& tool) {
+  return tool == "create_or_replace_file" || tool == "replace_in_file" ||
+         tool == "insert_into_file";
+}
+
 BufferEdit buffer_edit(const core::ToolCall& call, const std::string& root, const std::string& path,
                        jobs::TaskFunction on_disk) {
   BufferEdit edit;
@@ -84,6 +90,16 @@ BufferEdit buffer_edit(const core::ToolCall& call, const std::string& root, cons
     std::string content = text_file(params.value("content", ""));
     edit.edit = [content](const std::string&) -> core::Result<std::string> { return content; };
     edit.summary = [path](const std::string& text) { return wrote_summary(path, text); };
+  } else if (call.tool == "insert_into_file") {
+    // Checked by file_job before the job is made.
+    const uint64_t after = *line_number_param(params, "line");
+    const std::string content = params.value("content", "");
+    edit.edit = [after, content](const std::string& text) {
+      return insert_in_text(text, after, content);
+    };
+    edit.summary = [path, after, content](const std::string&) {
+      return inserted_summary(path, after, content);
+    };
   } else {
     nlohmann::json search = params.value("search", nlohmann::json::array());
     nlohmann::json replace = params.value("replace", nlohmann::json::array());
@@ -112,16 +128,19 @@ core::Result<jobs::JobSpec> file_job(const core::ToolCall& call, const RunContex
     auto second = confined_param(call, context, tool->second_path, true);
     if (!second) return core::error(second.error());
   }
-  if (call.tool == "create_or_replace_file") {
+  if (call.tool == "create_or_replace_file" || call.tool == "insert_into_file") {
     auto content = string_param(call.params, "content");
     if (!content) return core::error(content.error());
+  }
+  if (call.tool == "insert_into_file") {
+    auto line = line_number_param(call.params, "line");
+    if (!line) return core::error(line.error());
   }
   jobs::JobSpec spec = base_spec(call, context);
   spec.task = [operation = tool->operation, root = context.root, params = call.params] {
     return outcome(operation(root, params));
   };
-  const bool edits_text = call.tool == "create_or_replace_file" || call.tool == "replace_in_file";
-  if (edits_text && context.editor && context.loop) {
+  if (edits_text(call.tool) && context.editor && context.loop) {
     spec.async = edit_loaded_or_disk(*context.editor, context.loop,
                                      buffer_edit(call, context.root, *path, spec.task));
     spec.task = nullptr;

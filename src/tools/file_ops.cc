@@ -58,34 +58,11 @@ void list_into(const fs::path& dir, const fs::path& prefix, bool recursive, size
   }
 }
 
-size_t count_occurrences(const std::string& text, const std::string& needle) {
-  size_t count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
-    ++count;
-  }
-  return count;
-}
-
-std::string with_crlf(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n' && (i == 0 || text[i - 1] != '\r')) out.push_back('\r');
-    out.push_back(text[i]);
-  }
-  return out;
-}
-
 core::Result<std::string> read_all(const fs::path& path, const std::string& shown) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return core::error("cannot read `" + shown + "`");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return text;
-}
-
-size_t line_count(const std::string& content) {
-  if (content.empty()) return 0;
-  return static_cast<size_t>(std::count(content.begin(), content.end(), '\n')) +
-         (content.back() == '\n' ? 0 : 1);
 }
 
 }  // namespace
@@ -153,36 +130,6 @@ core::Result<std::string> list_directory(const std::string& root, const nlohmann
   return out;
 }
 
-core::Result<std::string> replace_in_text(const std::string& text, const nlohmann::json& search,
-                                          const nlohmann::json& replace) {
-  if (!search.is_array() || !replace.is_array() || search.size() != replace.size()) {
-    return core::error("search and replace must be lists of the same length");
-  }
-  const bool crlf = text.find("\r\n") != std::string::npos;
-  std::string out = text;
-  for (size_t i = 0; i < search.size(); ++i) {
-    const std::string pair = "pair " + std::to_string(i + 1);
-    if (!search[i].is_string() || !replace[i].is_string()) {
-      return core::error(pair + ": search and replace must be text");
-    }
-    std::string from = search[i].get<std::string>();
-    std::string to = replace[i].get<std::string>();
-    if (from.empty()) return core::error(pair + ": the search text is empty");
-    if (crlf) {
-      from = with_crlf(from);
-      to = with_crlf(to);
-    }
-    size_t count = count_occurrences(out, from);
-    if (count == 0) return core::error(pair + ": the search text is not in the file");
-    if (count > 1) {
-      return core::error(pair + ": the search text occurs " + std::to_string(count) +
-                         " times; it must occur once");
-    }
-    out.replace(out.find(from), from.size(), to);
-  }
-  return out;
-}
-
 core::Result<std::string> write_file(const std::string& root, const std::string& path,
                                      const std::string& content) {
   auto given = confined(root, path);
@@ -232,12 +179,24 @@ core::Result<std::string> replace_in_file(const std::string& root, const nlohman
   return replaced_summary(*path, params["search"].size());
 }
 
-std::string wrote_summary(const std::string& path, const std::string& content) {
-  return "Wrote " + std::to_string(line_count(content)) + " lines to " + path;
-}
-
-std::string replaced_summary(const std::string& path, size_t pairs) {
-  return "Replaced " + std::to_string(pairs) + " block(s) in " + path;
+core::Result<std::string> insert_into_file(const std::string& root, const nlohmann::json& params) {
+  auto path = string_param(params, "path");
+  if (!path) return core::error(path.error());
+  auto line = line_number_param(params, "line");
+  if (!line) return core::error(line.error());
+  auto content = string_param(params, "content");
+  if (!content) return core::error(content.error());
+  auto full = confined(root, *path);
+  if (!full) return core::error(full.error());
+  std::error_code ec;
+  if (!fs::exists(*full, ec)) return core::error("`" + *path + "` does not exist");
+  auto text = read_all(*full, *path);
+  if (!text) return core::error(text.error());
+  auto inserted = insert_in_text(*text, *line, *content);
+  if (!inserted) return core::error("`" + *path + "`: " + inserted.error());
+  auto written = write_file(root, *path, *inserted);
+  if (!written) return core::error(written.error());
+  return inserted_summary(*path, *line, *content);
 }
 
 namespace {

@@ -27,24 +27,46 @@ core::Result<std::string> string_param(const nlohmann::json& params, const char*
   return it->get<std::string>();
 }
 
+namespace {
+
+// A whole number >= 0 given as a number or as digits; nullopt for anything else.
+std::optional<uint64_t> whole_number(const nlohmann::json& value) {
+  if (value.is_number_unsigned()) return value.get<uint64_t>();
+  if (value.is_number_integer()) {
+    if (value.get<int64_t>() < 0) return std::nullopt;
+    return value.get<uint64_t>();
+  }
+  if (!value.is_string()) return std::nullopt;
+  const std::string& text = value.get_ref<const std::string&>();
+  if (text.empty() || text.size() > 12 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::stoull(text);
+}
+
+}  // namespace
+
 core::Result<std::optional<uint64_t>> count_param(const nlohmann::json& params, const char* name) {
   auto it = params.find(name);
   if (it == params.end() || it->is_null()) return std::optional<uint64_t>();
-  auto bad = core::error("parameter `" + std::string(name) + "` must be a positive whole number");
-  if (it->is_number_unsigned() || (it->is_number_integer() && it->get<int64_t>() > 0)) {
-    uint64_t value = it->get<uint64_t>();
-    if (value == 0) return bad;
-    return std::optional<uint64_t>(value);
+  std::optional<uint64_t> value = whole_number(*it);
+  if (!value || *value == 0) {
+    return core::error("parameter `" + std::string(name) + "` must be a positive whole number");
   }
-  if (!it->is_string()) return bad;
-  const std::string& text = it->get_ref<const std::string&>();
-  if (text.empty() || text.size() > 12 ||
-      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return bad;
+  return value;
+}
+
+core::Result<uint64_t> line_number_param(const nlohmann::json& params, const char* name) {
+  auto it = params.find(name);
+  if (it == params.end() || it->is_null()) {
+    return core::error("parameter `" + std::string(name) + "` is missing");
   }
-  uint64_t value = std::stoull(text);
-  if (value == 0) return bad;
-  return std::optional<uint64_t>(value);
+  std::optional<uint64_t> value = whole_number(*it);
+  if (!value) {
+    return core::error("parameter `" + std::string(name) + "` must be a whole number (0 or more)");
+  }
+  return *value;
 }
 
 bool flag_param(const nlohmann::json& params, const char* name) {

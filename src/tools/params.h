@@ -23,6 +23,10 @@ core::Result<std::string> string_param(const nlohmann::json& params, const char*
 // absent or null gives nullopt.
 core::Result<std::optional<uint64_t>> count_param(const nlohmann::json& params, const char* name);
 
+// A line number that may be 0 (insert_into_file's "after line 0" is the top), as count_param
+// reads it; absent is an error.
+core::Result<uint64_t> line_number_param(const nlohmann::json& params, const char* name);
+
 // true, "true", "1", "yes" or a non-zero number.
 bool flag_param(const nlohmann::json& params, const char* name);
 

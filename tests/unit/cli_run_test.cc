@@ -255,6 +255,25 @@ TEST_F(CliRun, ARefusedPathGetsAFailedResultThatSaysWhy) {
             "\nUSER: \n");
 }
 
+// llm-sidekick's peer forms outside Neovim: the insertion and the split chosen by the file.
+TEST_F(CliRun, InsertAndAMultiBlankReplacementRunOnTheFiles) {
+  spit(root_ + "/a.py", "a = 1\nq\n");
+  spit(chat_,
+       "USER: x\nASSISTANT: ok\n\n**Insert:** `notes.txt:0`\n```\ntop note\n```\n\n"
+       "**Replace:** `a.py`\n```\na = 1\n\nb = 2\n\nc = 3\n```\nUSER: \n");
+  Outcome r = run(/*yes=*/true);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(slurp(root_ + "/notes.txt"), "top note\nfirst note\nsecond note\n");
+  EXPECT_EQ(slurp(root_ + "/a.py"), "b = 2\n\nc = 3\nq\n");
+  EXPECT_EQ(chat(),
+            "USER: x\nASSISTANT: ok\n\n✓ Inserted into: `notes.txt:0`\n```\ntop note\n```\n"
+            "````result id=th-1 tool=insert_into_file status=succeeded duration=T\n"
+            "Inserted 1 line(s) into notes.txt at the top\n````\n\n"
+            "✓ Replaced in: `a.py`\n```\na = 1\n\nb = 2\n\nc = 3\n```\n"
+            "````result id=th-2 tool=replace_in_file status=succeeded duration=T\n"
+            "Replaced 1 block(s) in a.py\n````\nUSER: \n");
+}
+
 TEST_F(CliRun, CrlfWithoutFinalNewlineAndTheModeAreKept) {
   spit(chat_, "USER: hi\r\nASSISTANT: ok\r\n**Read:** `notes.txt`\r\nUSER: bye");
   ASSERT_EQ(::chmod(chat_.c_str(), 0640), 0);

@@ -243,6 +243,22 @@ TEST(ExecutedFormRoundTrip, WriteFile) {
       jobs::Status::Succeeded, core::Status::Succeeded, "Wrote 1 lines\n");
 }
 
+TEST(ExecutedFormRoundTrip, InsertKeepsItsLineInTheHeader) {
+  Lines insert = {"**Insert:** `a.lua:12`", "```lua", "local x = 1", "```", "> guard"};
+  EXPECT_EQ(executed_form(call("insert_into_file", {{"path", "a.lua"}, {"line", 12}}), insert,
+                          Status::Succeeded),
+            (Lines{"✓ Inserted into: `a.lua:12`", "```lua", "local x = 1", "```", "> guard"}));
+  expect_round_trip({"USER: guard it", "ASSISTANT: sure", "**Insert:** `a.lua:12`", "```lua",
+                     "local x = 1", "```", "> guard"},
+                    jobs::Status::Failed, core::Status::Failed);
+}
+
+TEST(ExecutedFormRoundTrip, ReplacementWithCandidateSplits) {
+  expect_round_trip({"USER: edit", "ASSISTANT: sure", "**Replace:** `a.py`", "```python", "a = 1",
+                     "", "b = 2", "", "c = 3", "```"},
+                    jobs::Status::Succeeded, core::Status::Succeeded);
+}
+
 TEST(ExecutedFormRoundTrip, CodeCompanionXmlKeepsItsFence) {
   expect_round_trip({"## Me", "", "run it", "", "## CodeCompanion (Copilot)", "", "```xml",
                      "<tools>", "  <tool name=\"cmd_runner\">",

@@ -151,5 +151,69 @@ TEST(PeerXml, ReadFilesWithSeveralPathsIsOneCallPerPath) {
   EXPECT_EQ(r.calls[1].params, (nlohmann::json{{"path", "b"}}));
 }
 
+// `<command><a/></command>` once became a call whose command was an object, failing only when
+// run; markup where a tool takes text is a parse error that says what to do.
+TEST(PeerXml, ElementsInsideATextParameterAreAnError) {
+  for (const char* shape :
+       {"<tools><tool name=\"cmd_runner\"><action><command><a/></command></action></tool></tools>",
+        "<tool><name>run_terminal_command</name><parameters><command>ls <b>x</b></command>"
+        "</parameters></tool>"}) {
+    auto r = parse_text(std::string("## CodeCompanion\n```xml\n") + shape + "\n```\n");
+    EXPECT_TRUE(r.calls.empty()) << shape;
+    ASSERT_EQ(r.errors.size(), 1u) << shape;
+    EXPECT_EQ(r.errors[0].message,
+              "`<command>` holds XML elements, but `run_terminal_command` takes text there; put "
+              "markup in <![CDATA[…]]>");
+  }
+  auto code = parse_text(
+      "## CodeCompanion\n```xml\n<tools><tool name=\"files\"><action type=\"create\">"
+      "<path>a.html</path><contents><div>hi</div></contents></action></tool></tools>\n```\n");
+  ASSERT_EQ(code.errors.size(), 1u);
+  EXPECT_EQ(code.errors[0].message.rfind("`<contents>` holds XML elements", 0), 0u);
+  auto twice = parse_text(
+      "## CodeCompanion\n```xml\n<tools><tool name=\"cmd_runner\"><action><command>a</command>"
+      "<command>b</command></action></tool></tools>\n```\n");
+  ASSERT_EQ(twice.errors.size(), 1u);
+  EXPECT_EQ(twice.errors[0].message,
+            "`<command>` is given more than once, but `run_terminal_command` takes one text there");
+}
+
+TEST(PeerXml, MarkupInCdataAndNestedParametersOfOtherKindsStayCalls) {
+  auto cdata = parse_text(
+      "## CodeCompanion\n```xml\n<tools><tool name=\"files\"><action type=\"create\">"
+      "<path>a.html</path><contents><![CDATA[<div>hi</div>]]></contents></action></tool>"
+      "</tools>\n```\n");
+  ASSERT_EQ(cdata.calls.size(), 1u) << (cdata.errors.empty() ? "" : cdata.errors[0].message);
+  EXPECT_EQ(cdata.calls[0].params["content"], "<div>hi</div>");
+  // Repeated <search>/<replace> are pairs, and a custom tool's nested parameters are its own.
+  auto pairs = parse_text(
+      "## CodeCompanion\n```xml\n<tools><tool name=\"files\"><action type=\"edit\">"
+      "<path>a</path><search>x</search><replace>y</replace><search>z</search>"
+      "<replace>w</replace></action></tool></tools>\n```\n");
+  ASSERT_EQ(pairs.calls.size(), 1u) << (pairs.errors.empty() ? "" : pairs.errors[0].message);
+  EXPECT_EQ(pairs.calls[0].params["search"], (nlohmann::json{"x", "z"}));
+  Options options = testing::default_options();
+  core::ToolSpec custom;
+  custom.name = "deploy";
+  options.tools.tools.push_back(custom);
+  auto nested = parse(testing::lines_of("## CodeCompanion\n```xml\n<tool><name>deploy</name>"
+                                        "<parameters><target><host>a</host></target></parameters>"
+                                        "</tool>\n```\n"),
+                      options);
+  ASSERT_EQ(nested.calls.size(), 1u);
+  EXPECT_EQ(nested.calls[0].params, (nlohmann::json{{"target", {{"host", "a"}}}}));
+}
+
+TEST(PeerJson, ObjectWhereATextParameterGoesIsAnError) {
+  auto r = parse_text(
+      "## CodeCompanion\n```json\n{\"tool\": \"run_terminal_command\", \"parameters\": "
+      "{\"command\": {\"a\": 1}}}\n```\n");
+  EXPECT_TRUE(r.calls.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            "parameter `command` of `run_terminal_command` must be text, not structured data (an "
+            "object or a list)");
+}
+
 }  // namespace
 }  // namespace toolhost::parse

@@ -59,14 +59,44 @@ TEST(PeerSidekick, NumberedReplacementsUnderOneHeader) {
   EXPECT_EQ(r.calls[0].end, 17);
 }
 
-TEST(PeerSidekick, AmbiguousOneFenceSplitIsAnError) {
+// Where the old text ends is known only from the file: the call carries one candidate split per
+// run of blank lines, and replace_in_file picks the one whose old text occurs once.
+TEST(PeerSidekick, SeveralBlankLineRunsCarryTheCandidateSplits) {
   auto r = parse_text("ASSISTANT: ok\n**Replace:** `a`\n```\nx\n\ny\n\nz\n```\n");
-  EXPECT_TRUE(r.calls.empty());
-  ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_NE(r.errors[0].message.find("2 blank lines"), std::string::npos) << r.errors[0].message;
-  EXPECT_NE(r.errors[0].message.find("guess"), std::string::npos);
-  EXPECT_EQ(r.errors[0].start, 1);
-  EXPECT_EQ(r.errors[0].end, 9);
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "a"},
+                            {"search", nlohmann::json::array({{"x", "x\n\ny"}})},
+                            {"replace", nlohmann::json::array({{"y\n\nz", "z"}})}}));
+  EXPECT_EQ(r.calls[0].start, 1);
+  EXPECT_EQ(r.calls[0].end, 9);
+}
+
+// A run of blank lines splits at its last blank line: the old text keeps the newline it ends
+// with (llm-sidekick writes old, a blank line, new), so one run is one split, known at once.
+TEST(PeerSidekick, OneRunOfBlankLinesIsOneSplit) {
+  auto r = parse_text("ASSISTANT: ok\n**Replace:** `a`\n```\nx\n\n\ny\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "a"}, {"search", {"x\n"}}, {"replace", {"y"}}}));
+  // Blank lines before any old text are no split.
+  auto leading = parse_text("ASSISTANT: ok\n**Replace:** `a`\n```\n\n\n```\n");
+  EXPECT_TRUE(leading.calls.empty());
+  ASSERT_EQ(leading.errors.size(), 1u);
+  EXPECT_EQ(leading.errors[0].message,
+            "the replacement fence has no old text before its blank lines");
+}
+
+TEST(PeerSidekick, NumberedReplacementsMixKnownAndCandidateSplits) {
+  auto r = parse_text(
+      "ASSISTANT: ok\n**Replace:** `m.c`\n**Replacement 1:**\n```c\na\n\nb\n```\n\n"
+      "**Replacement 2:**\n```c\nc\n\nd\n\ne\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_EQ(r.calls[0].params["search"],
+            (nlohmann::json{"a", nlohmann::json::array({"c", "c\n\nd"})}));
+  EXPECT_EQ(r.calls[0].params["replace"],
+            (nlohmann::json{"b", nlohmann::json::array({"d\n\ne", "e"})}));
 }
 
 // llm-sidekick drops the blank line and the empty new text when a replacement deletes.
@@ -137,13 +167,51 @@ TEST(PeerSidekick, ReadLineRanges) {
   EXPECT_EQ(r.calls[2].params, (nlohmann::json{{"path", "c:d"}}));
 }
 
-TEST(PeerSidekick, InsertIsAnErrorNamingTheForm) {
-  auto r = parse_text("ASSISTANT: ok\n**Insert:** `a.lua:12`\n```lua\nlocal x = 1\n```\nafter\n");
-  EXPECT_TRUE(r.calls.empty());
-  ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_NE(r.errors[0].message.find("`**Insert:**`"), std::string::npos);
-  EXPECT_EQ(r.errors[0].start, 1);
-  EXPECT_EQ(r.errors[0].end, 5);
+TEST(PeerSidekick, InsertBlockIsAnInsertIntoFileCall) {
+  auto r = parse_text(
+      "ASSISTANT: ok\n**Insert:** `a.lua:12`\n```lua\nlocal x = 1\n```\n> guard\nafter\n");
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_EQ(r.calls[0].tool, "insert_into_file");
+  EXPECT_EQ(
+      r.calls[0].params,
+      (nlohmann::json{
+          {"path", "a.lua"}, {"line", 12}, {"content", "local x = 1"}, {"purpose", "guard"}}));
+  EXPECT_EQ(r.calls[0].start, 1);
+  EXPECT_EQ(r.calls[0].end, 6);
+  auto top = parse_text("ASSISTANT: ok\n**Insert:** `dir/a:b.txt:0`\n\n````text\nx\n````\n");
+  ASSERT_EQ(top.calls.size(), 1u) << first_error(top);
+  EXPECT_EQ(top.calls[0].params["path"], "dir/a:b.txt");
+  EXPECT_EQ(top.calls[0].params["line"], 0);
+}
+
+TEST(PeerSidekick, InsertWithoutALineOrAFenceIsAnError) {
+  auto no_line = parse_text("ASSISTANT: ok\n**Insert:** `a.lua`\n```lua\nx\n```\nafter\n");
+  EXPECT_TRUE(no_line.calls.empty());
+  ASSERT_EQ(no_line.errors.size(), 1u);
+  EXPECT_EQ(no_line.errors[0].message,
+            "`**Insert:**` needs `path:N`, the line to insert after (0: at the top)");
+  EXPECT_EQ(no_line.errors[0].start, 1);
+  EXPECT_EQ(no_line.errors[0].end, 5);
+  auto no_fence = parse_text("ASSISTANT: ok\n**Insert:** `a.lua:3`\nsome prose\n");
+  EXPECT_TRUE(no_fence.calls.empty());
+  ASSERT_EQ(no_fence.errors.size(), 1u);
+  EXPECT_EQ(no_fence.errors[0].message,
+            "`**Insert:**` without the fence holding the text to insert");
+}
+
+TEST(PeerSidekick, ExecutedInsertIsReadBackWithItsLine) {
+  auto r = parse_text(
+      "ASSISTANT: ok\n✓ Inserted into: `a.lua:12`\n```lua\nlocal x = 1\n```\n"
+      "````result id=th-5 tool=insert_into_file status=succeeded duration=0.01s\nok\n````\n");
+  ASSERT_EQ(r.calls.size(), 1u) << first_error(r);
+  EXPECT_TRUE(r.calls[0].executed_form);
+  EXPECT_EQ(r.calls[0].status, Status::Succeeded);
+  EXPECT_EQ(r.calls[0].params,
+            (nlohmann::json{{"path", "a.lua"}, {"line", 12}, {"content", "local x = 1"}}));
+  // The same id as the call before it ran, so history matches it.
+  auto pending = parse_text("ASSISTANT: ok\n**Insert:** `a.lua:12`\n```lua\nlocal x = 1\n```\n");
+  ASSERT_EQ(pending.calls.size(), 1u);
+  EXPECT_EQ(pending.calls[0].id, r.calls[0].id);
 }
 
 TEST(PeerSidekick, BlockOnTheRoleLine) {

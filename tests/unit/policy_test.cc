@@ -33,13 +33,16 @@ TEST_F(Policy, ReadOnlyToolsAutoRun) {
 }
 
 TEST_F(Policy, EditsAutoRunOnlyWithAutoAcceptEdits) {
-  for (const char* tool : {"create_or_replace_file", "replace_in_file", "edit_buffer"}) {
+  const char* const edits[] = {"create_or_replace_file", "replace_in_file", "insert_into_file",
+                               "edit_buffer"};
+  for (const char* tool : edits) {
     Approval held = decide(call(tool));
     EXPECT_EQ(held.verdict, Verdict::No) << tool;
     EXPECT_EQ(held.reason, std::string(tool) + " edits files (auto_accept_edits is off)");
+    EXPECT_TRUE(writes_files(tool)) << tool;
   }
   config_.auto_accept_edits = true;
-  EXPECT_TRUE(decide(call("replace_in_file")).auto_run());
+  for (const char* tool : edits) EXPECT_TRUE(decide(call(tool)).auto_run()) << tool;
 }
 
 TEST_F(Policy, DeletingMovingAndCopyingAlwaysAsk) {
