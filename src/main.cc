@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "cli/parse_command.h"
 #include "cli/run_command.h"
+#include "cli/tools_command.h"
 #include "core/config.h"
 #include "rpc/peer.h"
 #include "server/host.h"
@@ -117,6 +118,12 @@ int main(int argc, char** argv) {
   run_app->add_flag("--dry-run", run.dry_run, "Say what would run or be held; change nothing");
   run_app->add_flag("--json", run.json, "Print one JSON object per call");
   run_app->add_option("--config", run.config_file, "setup() options as JSON");
+  cli::ToolsCommand tools;
+  CLI::App* tools_app = app.add_subcommand(
+      "tools", "Print every tool with its JSON Schema, as require(\"toolhost\").tools()");
+  tools_app->add_option("--format", tools.format, "openai, anthropic or mcp")
+      ->check(CLI::IsMember({"openai", "anthropic", "mcp"}));
+  tools_app->add_option("--config", tools.config_file, "setup() options as JSON (custom tools)");
   bool print_config = false;
   app.add_flag("--print-config", print_config,
                "Print the defaults of the options the host reads, as JSON (setup() names)");
@@ -128,6 +135,7 @@ int main(int argc, char** argv) {
   }
 
   if (parse_app->parsed()) return cli::run_parse_command(parse, std::cout, std::cerr);
+  if (tools_app->parsed()) return cli::run_tools_command(tools, std::cout, std::cerr);
   if (run_app->parsed()) {
     // The same history and logs as Neovim's host: job ids continue across both.
     run.state_dir = options.state_dir;

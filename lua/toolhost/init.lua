@@ -226,6 +226,31 @@ function M.jobs(filter)
   return list
 end
 
+-- Every tool (built-in and custom) with its JSON Schema, for a chat plugin to send to its
+-- model (SPEC 13.4): `opts.format` is "openai" (default), "anthropic" or "mcp". With
+-- `opts.callback(tools, err)` it returns at once and calls back; without, it waits for the
+-- host's answer, which comes from memory (never from behind a job). nil and an error text
+-- when the host cannot start or the format is unknown.
+function M.tools(opts)
+  opts = opts or {}
+  local args = { format = opts.format or "openai" }
+  if opts.callback then
+    host.call("toolhost.tools", args, function(err, result)
+      opts.callback(result, err)
+    end)
+    return nil
+  end
+  local chan, err = host.ensure()
+  if not chan then
+    return nil, err
+  end
+  local ok, result = pcall(vim.rpcrequest, chan, "toolhost.tools", args)
+  if not ok then
+    return nil, tostring(result)
+  end
+  return result
+end
+
 function M.job(id)
   return require("toolhost.ui").jobs[id]
 end

@@ -13,17 +13,34 @@
 
 namespace toolhost::core {
 
+// A parameter as a model sees it (SPEC 13.4): the JSON Schema of `tools()` and MCP's
+// `tools/list` are generated from these, never written by hand.
+struct ParamSpec {
+  std::string name;
+  std::vector<std::string> types{"string"};  // JSON Schema types; "array" holds strings
+  std::string description;
+  bool required = false;
+  std::vector<std::string> choices;  // the only values allowed, when it is one of a few words
+  bool shown_only = false;           // only shown to the user: not one of the text_params
+};
+
+// What a tool does to the world, for MCP's annotations: honest hints, not a policy.
+enum class Effect { Reads, Writes, Runs };
+
 struct ToolSpec {
   std::string name;
+  std::string description;
+  std::vector<ParamSpec> params;  // canonical names; `required` below lists the required ones
+  Effect effect = Effect::Runs;
   std::vector<std::string> aliases;
   std::vector<std::string> required;                 // canonical parameter names
   std::map<std::string, std::string> param_aliases;  // alias -> canonical
   // Canonical parameters that hold a list (replace_in_file's search/replace): a string value
   // becomes a one-element list, and an alias with a number suffix (`old_block2`) appends to it.
   std::vector<std::string> list_params;
-  // Canonical parameters the tool reads as text: a structured value there (XML child elements,
-  // a JSON object or list) is a parse error, not a call that fails when it runs. A list of
-  // texts is allowed for `per_item_param`.
+  // Canonical parameters the tool reads as text (its string parameters but those only shown):
+  // a structured value there (XML child elements, a JSON object or list) is a parse error, not
+  // a call that fails when it runs. A list of texts is allowed for `per_item_param`.
   std::vector<std::string> text_params;
   // The header of its executed llm-sidekick block on success (SPEC 10.1).
   std::string done_label = "✓ Executed:";

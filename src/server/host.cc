@@ -6,6 +6,7 @@
 #include "rpc/convert.h"
 #include "server/args.h"
 #include "server/job_methods.h"
+#include "server/tool_methods.h"
 
 namespace toolhost::server {
 namespace {
@@ -94,6 +95,8 @@ void Host::start() {
   methods_.add("jobs.cancel",
                [this](const nlohmann::json& args) { return jobs_cancel(engine_, args); });
   methods_.add("jobs.interrupt_host", bind(&Host::interrupt_host));
+  methods_.add("toolhost.tools",
+               [this](const nlohmann::json& args) { return tools_list(config_, args); });
   for (const std::string& method : methods_.names()) serve(method);
   peer_.on_notification("toolhost.call",
                         [this](const rpc::Message& message) { bridge(first_arg(message)); });

@@ -1,0 +1,18 @@
+#include "server/tool_methods.h"
+
+#include "core/tool_schema.h"
+
+namespace toolhost::server {
+
+core::Result<nlohmann::json> tools_list(const core::Config& config, const nlohmann::json& args) {
+  std::string name = "openai";
+  if (args.is_object() && args.contains("format")) {
+    if (!args["format"].is_string()) return core::error("format must be a string");
+    name = args["format"].get<std::string>();
+  }
+  auto format = core::schema_format(name);
+  if (!format) return core::error("unknown format `" + name + "` (openai, anthropic or mcp)");
+  return core::tools_json(core::tool_table_for(config), *format);
+}
+
+}  // namespace toolhost::server

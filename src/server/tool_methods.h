@@ -1,0 +1,15 @@
+#pragma once
+// toolhost.tools (SPEC 13.4): every tool of this host's configuration with its JSON Schema,
+// for `require("toolhost").tools()`. Answered from memory: it never waits on a job.
+
+#include <nlohmann/json.hpp>
+
+#include "core/config.h"
+#include "core/result.h"
+
+namespace toolhost::server {
+
+// {format?: "openai" (default) | "anthropic" | "mcp"} -> the list of tools
+core::Result<nlohmann::json> tools_list(const core::Config& config, const nlohmann::json& args);
+
+}  // namespace toolhost::server
