@@ -46,6 +46,11 @@ TEST_F(PolicyVcs, WritingGitConfigNeedsApprovalDespiteAutoAcceptEdits) {
       call("replace_in_file", {{"path", ".git/config"}, {"search", {"a"}}, {"replace", {"b"}}}),
       config_, dir_.path());
   EXPECT_EQ(replace.verdict, Verdict::No);
+  // An edit tool added later (peer-forms' insert_into_file) is held by its `path` alone.
+  Approval insert = auto_accept(
+      call("insert_into_file", {{"path", ".git/config"}, {"line", 0}, {"content", "x"}}), config_,
+      dir_.path());
+  EXPECT_EQ(insert.verdict, Verdict::No);
 }
 
 TEST_F(PolicyVcs, EveryRepositoryAndConfigurationPlaceNeedsApproval) {
