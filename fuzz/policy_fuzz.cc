@@ -11,6 +11,11 @@
 //     `/` or `..`, or the value of --opt=value) is no glob, does not start with ~ and resolves
 //     inside the root, as the path oracle says; a short option holding a path (-f/etc/x) is
 //     refused, since where its value starts is the program's business;
+//   - an auto-run `tail` holds no short option cluster (`-x`, `+x`) with f or F and no long
+//     option that --follow starts with; an auto-run `rg` no long option that --hostname-bin or
+//     --pre starts with (issue #28 §0: they run a program or never end);
+//   - a path said to reach no VCS control place (vcs_control_component) has no `.git`
+//     component, in any case, as written or resolved (the root holds `.git` and `to_git`);
 //   - a path said to resolve inside does: the longest existing prefix resolved with symlinks
 //     (weakly_canonical, as the kernel walks it), the rest lexically, ends under the canonical
 //     root. A path whose existing part ends in a dangling link is refused by confinement and
@@ -18,6 +23,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -28,6 +34,7 @@
 
 #include "tools/confine.h"
 #include "tools/shell_policy.h"
+#include "tools/vcs_paths.h"
 
 namespace {
 
@@ -64,6 +71,8 @@ const Root& root() {
     fs::create_symlink(r.base / "outside", dir / "to_outside");
     fs::create_symlink("to_outside", dir / "chain");
     fs::create_symlink("sub", dir / "to_sub");
+    fs::create_directories(dir / ".git" / "hooks");
+    fs::create_symlink(".git", dir / "to_git");
     fs::create_symlink("sub/b.txt", dir / "to_file");
     fs::create_symlink("../../outside", dir / "sub" / "up_out");
     fs::create_symlink("..", dir / "sub" / "up");
@@ -94,7 +103,31 @@ std::optional<bool> inside(const std::string& path) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
+bool has_dot_git(const fs::path& path) {
+  for (const fs::path& part : path) {
+    std::string name = part.string();
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == ".git") return true;
+  }
+  return false;
+}
+
+void check_vcs(const std::string& path) {
+  const Root& r = root();
+  if (path.find('\0') != std::string::npos) return;
+  if (tools::vcs_control_component(r.root, path)) return;
+  const fs::path given(path);
+  check(!has_dot_git(given.is_absolute() ? given.lexically_relative(r.root) : given));
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(fs::path(r.root) / path, ec);
+  if (ec) return;
+  const fs::path rel = resolved.lexically_relative(r.canonical);
+  if (rel.empty() || *rel.begin() == "..") return;
+  check(!has_dot_git(rel));
+}
+
 void check_path(const std::string& path) {
+  check_vcs(path);
   if (!tools::resolves_inside(root().root, path)) return;
   check(path.find('\0') == std::string::npos);
   check(path.empty() || (path[0] != '~' && path[0] != '-'));
@@ -169,8 +202,20 @@ void check_command(const std::string& command) {
     if (equal) matched = std::max(matched, entry.words.size());
   }
   check(matched > 0);
+  const std::string& program = (*words)[0].text;
   for (size_t i = matched; i < words->size(); ++i) {
     const Word& w = (*words)[i];
+    const std::string name = w.text.substr(0, w.text.find('='));
+    auto starts = [&](std::string_view option) {
+      return name.size() > 2 && name.rfind("--", 0) == 0 && option.substr(0, name.size()) == name;
+    };
+    if (program == "tail") {
+      const bool cluster =
+          name.size() > 1 && (name[0] == '+' || (name[0] == '-' && name[1] != '-'));
+      check(!(cluster && name.find_first_of("fF", 1) != std::string::npos));
+      check(!starts("--follow"));
+    }
+    if (program == "rg") check(!starts("--hostname-bin") && !starts("--pre"));
     check(!w.tilde);
     std::string value = w.text;
     if (value.rfind('-', 0) == 0) {

@@ -208,7 +208,9 @@ int Runner::run(const std::string& text) {
       reporter_.finished(report);
       continue;
     }
-    auto spec = tools::job_for(call, tools::RunContext{config_, root_});
+    tools::RunContext context{config_, root_};
+    context.automatic = !command_.yes;
+    auto spec = tools::job_for(call, context);
     if (command_.dry_run) {
       report.status = spec ? "would_run" : "would_refuse";
       report.reason = spec ? approval.reason : spec.error();

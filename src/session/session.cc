@@ -221,10 +221,10 @@ void Session::run_call(const parse::ToolCall& call, bool force) {
   start(call, held && chain_ ? Origin::Chain : Origin::User);
 }
 
-void Session::start(const parse::ToolCall& call, Origin origin) {
+void Session::start(const parse::ToolCall& call, Origin origin, bool automatic) {
   all_done_sent_ = false;
-  auto job =
-      tools::job_for(call, tools::RunContext{ctx_.config, root_, ctx_.editor, ctx_.loop, buf_});
+  auto job = tools::job_for(
+      call, tools::RunContext{ctx_.config, root_, ctx_.editor, ctx_.loop, buf_, automatic});
   if (!job) return finish_refused(call, job.error(), origin);
 
   jobs::JobSpec spec = std::move(*job);

@@ -120,7 +120,8 @@ class Session {
   using CallFilter = std::function<bool(const parse::ToolCall&)>;
   // The call whose block or result covers `row`: the first `preferred` one, else the first.
   const parse::ToolCall* call_at(int row, const CallFilter& preferred) const;
-  void start(const parse::ToolCall& call, Origin origin = Origin::User);
+  // `automatic`: auto-run starts it without the user's approval (RunContext::automatic).
+  void start(const parse::ToolCall& call, Origin origin = Origin::User, bool automatic = false);
   void on_finished(const std::string& call_id, const jobs::JobInfo& job);
   // A running job's elapsed time and new output lines, when they changed.
   void show_progress(const std::string& call_id, Active& active);

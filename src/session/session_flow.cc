@@ -118,7 +118,9 @@ void Session::continue_chain() {
     if (!pending(*call)) continue;
     if (std::find(awaiting_.begin(), awaiting_.end(), call->id) != awaiting_.end()) return;
     tools::Approval approval = tools::auto_accept(*call, ctx_.config, root_);
-    if (approval.verdict == tools::Approval::Verdict::Yes) return start(*call, Origin::Chain);
+    if (approval.verdict == tools::Approval::Verdict::Yes) {
+      return start(*call, Origin::Chain, /*automatic=*/true);
+    }
     if (approval.verdict == tools::Approval::Verdict::No || !ctx_.editor) {
       return hold(*call, approval.reason);
     }
@@ -129,7 +131,9 @@ void Session::continue_chain() {
                [this, id](core::Result<nlohmann::json> answer) {
                  const parse::ToolCall* now = find_call(id);
                  if (!chain_ || !now || !pending(*now)) return;
-                 if (answer && answer->value("ok", false)) return start(*now, Origin::Chain);
+                 if (answer && answer->value("ok", false)) {
+                   return start(*now, Origin::Chain, /*automatic=*/true);
+                 }
                  hold(*now, answer ? "its auto_accept function said no"
                                    : "its auto_accept function failed: " + answer.error());
                });

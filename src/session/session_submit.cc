@@ -47,7 +47,7 @@ void Session::submit(Submission submission) {
   marked_[call.id] = call.start;
   if (!problem.empty()) return finish_refused(call, problem, Origin::User);
   tools::Approval approval = tools::auto_accept(call, ctx_.config, root_);
-  if (approval.auto_run()) return start(call);
+  if (approval.auto_run()) return start(call, Origin::User, /*automatic=*/true);
   // A custom tool's auto_accept function is not asked here: the user approves.
   hold(call, approval.reason);
 }

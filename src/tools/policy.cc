@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tools/shell_policy.h"
+#include "tools/vcs_paths.h"
 
 namespace toolhost::tools {
 namespace {
@@ -30,8 +31,12 @@ Approval auto_accept(const core::ToolCall& call, const core::Config& config,
   const std::string& tool = call.tool;
   if (one_of(tool, kReadOnly)) return {Verdict::Yes, tool + " only reads"};
   if (one_of(tool, kEdits)) {
-    if (config.auto_accept_edits) return {Verdict::Yes, "auto_accept_edits allows edits"};
-    return {Verdict::No, tool + " edits files (auto_accept_edits is off)"};
+    if (!config.auto_accept_edits) {
+      return {Verdict::No, tool + " edits files (auto_accept_edits is off)"};
+    }
+    // Whatever auto_accept_edits says: such an edit could make `git status` run a program.
+    if (auto reason = vcs_edit_reason(call.params, root)) return {Verdict::No, *reason};
+    return {Verdict::Yes, "auto_accept_edits allows edits"};
   }
   if (one_of(tool, kFileMoves)) return {Verdict::No, tool + " always needs approval"};
   if (tool == "run_terminal_command") {

@@ -18,7 +18,8 @@ struct Approval {
 };
 
 // Read-only tools: yes. Edits (create_or_replace_file, replace_in_file, edit_buffer): only with
-// auto_accept_edits. delete_file, move_file, copy_file: never. The shell: the allow-list rule.
+// auto_accept_edits, and never one whose path parameter reaches a VCS control place
+// (vcs_paths.h). delete_file, move_file, copy_file: never. The shell: the allow-list rule.
 // Custom tools: their auto_accept. Unknown tools: never.
 Approval auto_accept(const core::ToolCall& call, const core::Config& config,
                      const std::string& root);

@@ -5,6 +5,7 @@
 
 #include "tools/confine.h"
 #include "tools/custom_job.h"
+#include "tools/git_guard.h"
 #include "tools/job_spec.h"
 #include "tools/params.h"
 
@@ -50,6 +51,10 @@ core::Result<jobs::JobSpec> terminal_job(const core::ToolCall& call, const RunCo
     spec.cwd = fs::weakly_canonical(fs::path(context.root) / *cwd).string();
   }
   spec.argv = {context.config.shell, "-c", *command};
+  if (context.automatic) {
+    spec.argv.back() = with_git_guard_options(*command);
+    for (auto& setting : git_guard_env()) spec.env.push_back(std::move(setting));
+  }
   return spec;
 }
 

@@ -21,6 +21,9 @@ struct RunContext {
   Editor* editor = nullptr;   // Neovim, for a call from a chat buffer; null in the CLI
   uv_loop_t* loop = nullptr;  // with an editor: where disk work falls back to the threadpool
   int64_t chat_buf = 0;       // the chat buffer the call is in (edit_buffer may edit it)
+  // Started by auto-run, not approved by the user: a terminal command runs with git's
+  // program-naming settings switched off (git_guard.h).
+  bool automatic = false;
 };
 
 // The job that runs `call`, or the refusal's reason: an unknown tool, a parameter of the wrong

@@ -96,11 +96,20 @@ const AllowEntry* matching_entry(const std::vector<Word>& words,
   return best;
 }
 
-// `--output`, `--output=x`, and for a one-letter option `-c` also a cluster holding it (`-ic`).
+// `--output`, `--output=x`, an abbreviation getopt_long would take for it (`--out`, `--fol=x`:
+// GNU tools accept any unambiguous prefix), and for a one-letter option `-c` also a cluster
+// holding it (`-ic`, `-5f`), or one written with `+` (`tail +5f`, the obsolete form).
 bool is_denied(const std::string& word, const std::string& option) {
   if (word == option) return true;
   if (word.rfind(option + "=", 0) == 0) return true;
+  if (option.rfind("--", 0) == 0 && word.rfind("--", 0) == 0) {
+    const std::string name = word.substr(0, word.find('='));
+    if (name.size() > 2 && option.compare(0, name.size(), name) == 0) return true;
+  }
   const bool short_option = option.size() == 2 && option[0] == '-' && option[1] != '-';
+  if (short_option && word.size() > 1 && word[0] == '+') {
+    return word.find(option[1], 1) != std::string::npos;
+  }
   if (short_option && word.size() > 2 && word[0] == '-' && word[1] != '-') {
     return word.find(option[1], 1) != std::string::npos;
   }
@@ -139,18 +148,20 @@ AllowEntry allow_entry(std::string_view words, std::vector<std::string> deny) {
   return entry;
 }
 
+// Each entry's options that run or name a program, write files or never end, from the tool's
+// manual (git 2.39, ripgrep 14, GNU coreutils 9); |toolhost-security| gives the reasons.
 std::vector<AllowEntry> default_allow_list() {
-  const std::vector<std::string> git_deny = {"--output",  "--ext-diff",  "--textconv",
-                                             "-c",        "--exec-path", "-C",
-                                             "--git-dir", "--work-tree"};
+  const std::vector<std::string> git_deny = {
+      "--output",  "--ext-diff",  "--textconv",   "-c",          "--exec-path",   "-C",
+      "--git-dir", "--work-tree", "--config-env", "--namespace", "--super-prefix"};
   return {
       allow_entry("ls"),
       allow_entry("pwd"),
       allow_entry("cat"),
       allow_entry("head"),
-      allow_entry("tail"),
+      allow_entry("tail", {"-f", "-F", "--follow"}),
       allow_entry("wc"),
-      allow_entry("rg", {"--pre", "--pre-glob", "-z", "--search-zip"}),
+      allow_entry("rg", {"--pre", "--pre-glob", "-z", "--search-zip", "--hostname-bin"}),
       allow_entry("git status", git_deny),
       allow_entry("git diff", git_deny),
       allow_entry("git log", git_deny),

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -258,6 +260,26 @@ TEST_F(SessionTest, DetachedSessionWritesNoResult) {
       [&] { return engine_.list().size() == 1 && core::is_finished(engine_.list()[0]->status); }));
   loop_.poll();
   EXPECT_EQ(sent("edits").size(), 0u);
+}
+
+// Issue #28 §0: a git command the chain auto-runs does not run the fsmonitor the repository
+// names; the same command run by the user (:ToolRun) keeps the user's configuration.
+TEST_F(SessionTest, AutoRunGitIgnoresTheRepositorysFsmonitorAndTheUsersRunKeepsIt) {
+  jobs::testing::ScopedEnv no_global("GIT_CONFIG_GLOBAL", "/dev/null");
+  const std::string init =
+      "cd '" + dir_.path() + "' && git init -q . && git config core.fsmonitor 'touch x; true'";
+  ASSERT_EQ(std::system(init.c_str()), 0);
+  const Lines lines = {"USER: hi",   "ASSISTANT: ok", "**bash**", "```bash",
+                       "git status", "```",           "USER: "};
+  session_->set_auto_run(true);
+  load(lines);
+  session_->reply_complete(false, 0);
+  ASSERT_TRUE(wait_for_edits(1));
+  EXPECT_NE(sent("edits")[0]["lines"].dump().find("status=succeeded"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "x"));
+  session_->run_at(4, true);
+  ASSERT_TRUE(wait_for_edits(2));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "x"));
 }
 
 }  // namespace
