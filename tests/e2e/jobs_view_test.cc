@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -346,10 +347,18 @@ TEST(JobsView, OutputOfAJobWhoseHostDiedStopsFollowingIt) {
   ::kill(peer, SIGKILL);
   ASSERT_EQ(::waitpid(peer, nullptr, 0), peer);
   reap.pid = 0;
-  json done = wait_view(nvim, "output", [](const json& u) {
+  // The view polls every 200 ms while the job runs, so every wait gets an update: the
+  // deadline is this test's own.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  json done = wait_view(nvim, "output", [&](const json& u) {
     EXPECT_FALSE(u.contains("error")) << u.dump();
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "still following th-1 20 s after its host died: " << u.dump();
+      return true;
+    }
     return u["finished"] == true;
   });
+  ASSERT_EQ(done["finished"], true);
   EXPECT_EQ(done["id"], "th-1");
   EXPECT_EQ(nvim.lines(done["buf"].get<int64_t>()), (std::vector<std::string>{"working", ""}));
   json job = host_call(nvim, "jobs.get", {{"id", "th-1"}})["result"];
