@@ -2,13 +2,14 @@
 // its last <= 50 lines, Stdout a head of 1/4 and a tail of 3/4 of the rest, each cut marked
 // with its exact count).
 #include "results/result_block.h"
-#include "results/text_clean.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
 #include <string>
 #include <vector>
+
+#include "results/text_clean.h"
 
 namespace toolhost::results {
 namespace {
