@@ -26,29 +26,6 @@ bool has_key(const std::vector<std::pair<std::string, std::string>>& env, std::s
 
 }  // namespace
 
-Engine::Engine(uv_loop_t* loop, EngineOptions options)
-    : loop_(loop), options_(std::move(options)), history_(loop, options_.state_dir) {
-  if (!options_.cache_dir.empty()) base::make_dirs(options_.cache_dir + "/jobs");
-  for (const nlohmann::json& record : history_.load()) {
-    JobInfo info = job_from_json(record);
-    if (info.number == 0) continue;
-    if (auto host = record.find("host");
-        !is_finished(info.status) && host != record.end() && host->is_object()) {
-      // A line another host wrote may hold anything: only a number is a pid.
-      auto pid = host->find("pid");
-      if (pid != host->end() && pid->is_number_integer()) others_[info.number] = pid->get<int>();
-    }
-    auto job = std::make_unique<Job>();
-    job->info = std::move(info);
-    index_call(job->info);
-    jobs_[job->info.number] = std::move(job);
-  }
-  trim();
-  history_.trim(
-      options_.history_max, [this](const nlohmann::json& r) { delete_log(r.value("log", "")); },
-      true);
-}
-
 Engine::~Engine() = default;  // each Job's JobLog closes itself
 
 void Engine::set_options(EngineOptions options) {
@@ -237,42 +214,6 @@ void Engine::finished(Job& job) {
   start_next();
 }
 
-void Engine::trim() {
-  // In memory: the newest history_max jobs, plus whatever is still queued or running.
-  size_t excess = jobs_.size() > options_.history_max ? jobs_.size() - options_.history_max : 0;
-  for (auto it = jobs_.begin(); excess > 0 && it != jobs_.end();) {
-    Job& job = *it->second;
-    if (job.process || !is_finished(job.info.status)) {
-      ++it;
-      continue;
-    }
-    if (!history_.enabled()) delete_log(job.info.log_path);  // else history's trim does it
-    auto indexed = newest_by_call_.find(call_key(job.info.spec.buffer_name, job.info.spec.call_id));
-    if (indexed != newest_by_call_.end() && indexed->second == job.info.number) {
-      newest_by_call_.erase(indexed);
-    }
-    it = jobs_.erase(it);
-    --excess;
-  }
-  if (history_.enabled() && ended_since_trim_ >= std::max<size_t>(16, options_.history_max / 4)) {
-    ended_since_trim_ = 0;
-    history_.trim(
-        options_.history_max, [this](const nlohmann::json& r) { delete_log(r.value("log", "")); },
-        false);
-  }
-}
-
-void Engine::delete_log(const std::string& path) const {
-  // Only ever our own log files, whatever a history line says.
-  const std::string dir = options_.cache_dir + "/jobs/";
-  if (options_.cache_dir.empty() || path.size() <= dir.size() || path.compare(0, dir.size(), dir) ||
-      path.find('/', dir.size()) != std::string::npos ||
-      path.compare(path.size() - 4, 4, ".log") != 0) {
-    return;
-  }
-  JobLog::remove(path);
-}
-
 bool Engine::cancel(const std::string& id) {
   auto it = jobs_.find(job_number(id));
   if (it == jobs_.end() || is_finished(it->second->info.status)) return false;
@@ -284,103 +225,6 @@ bool Engine::cancel(const std::string& id) {
   job.info.status = Status::Canceled;
   finished(job);
   return true;
-}
-
-std::string Engine::call_key(const std::string& buffer_name, const std::string& call_id) {
-  std::string key = buffer_name;
-  key += '\0';
-  return key += call_id;
-}
-
-void Engine::index_call(const JobInfo& info) {
-  if (info.spec.call_id.empty()) return;
-  uint64_t& newest = newest_by_call_[call_key(info.spec.buffer_name, info.spec.call_id)];
-  newest = std::max(newest, info.number);
-}
-
-const JobInfo* Engine::newest_for_call(const std::string& buffer_name,
-                                       const std::string& call_id) const {
-  auto it = newest_by_call_.find(call_key(buffer_name, call_id));
-  if (it == newest_by_call_.end()) return nullptr;
-  auto job = jobs_.find(it->second);
-  return job == jobs_.end() ? nullptr : &job->second->info;
-}
-
-size_t Engine::interrupt_host(int pid, const std::string& reason) {
-  size_t count = 0;
-  for (auto it = others_.begin(); it != others_.end();) {
-    auto job = jobs_.find(it->first);
-    if (job == jobs_.end()) {  // trimmed since
-      it = others_.erase(it);
-      continue;
-    }
-    if (it->second != pid) {
-      ++it;
-      continue;
-    }
-    JobInfo& info = job->second->info;
-    if (!is_finished(info.status)) {
-      info.status = Status::Interrupted;
-      info.error = reason;
-      ++count;
-    }
-    it = others_.erase(it);
-  }
-  return count;
-}
-
-const JobInfo* Engine::get(const std::string& id) const {
-  auto it = jobs_.find(job_number(id));
-  return it == jobs_.end() ? nullptr : &it->second->info;
-}
-
-JobList Engine::jobs(const JobQuery& query) const {
-  JobList list;
-  list.running = running_;
-  list.queued = queue_.size();
-  for (auto it = jobs_.rbegin(); it != jobs_.rend(); ++it) {
-    const JobInfo& info = it->second->info;
-    if (!query.statuses.empty() && !query.statuses.count(info.status)) continue;
-    ++list.total;
-    if (query.limit == 0 || list.jobs.size() < query.limit) list.jobs.push_back(&info);
-  }
-  return list;
-}
-
-std::vector<const JobInfo*> Engine::list() const {
-  std::vector<const JobInfo*> out;
-  for (const auto& [number, job] : jobs_) out.push_back(&job->info);
-  return out;
-}
-
-OutputChunk Engine::output(const std::string& id, uint64_t since, size_t max_bytes) const {
-  OutputChunk chunk;
-  chunk.next = since;
-  const JobInfo* info = get(id);
-  if (!info) {
-    chunk.error = "no job " + id;
-    return chunk;
-  }
-  // A queued job has no log yet: nothing to read so far, which is not an error (a view that
-  // follows the job keeps asking until it runs).
-  if (info->status == Status::Queued) return chunk;
-  chunk.finished = is_finished(info->status);
-  if (info->log_path.empty()) {
-    chunk.error = "job " + id + " has no log";
-    chunk.eof = chunk.finished;
-    return chunk;
-  }
-  // No output, no log file (it is created with the first output).
-  if (info->log_bytes == 0 && ::access(info->log_path.c_str(), F_OK) != 0 && errno == ENOENT) {
-    chunk.eof = chunk.finished;
-    return chunk;
-  }
-  JobLog::Slice slice = JobLog::read(info->log_path, since, max_bytes);
-  chunk.data = std::move(slice.data);
-  chunk.next = slice.next;
-  chunk.error = std::move(slice.error);
-  chunk.eof = chunk.finished && (!chunk.error.empty() || chunk.next >= slice.size);
-  return chunk;
 }
 
 void Engine::shutdown(uint64_t grace_ms, std::function<void()> done) {
@@ -403,9 +247,7 @@ void Engine::maybe_done_shutting_down() {
   if (!on_shutdown_ || processes_ != 0) return;
   auto done = std::move(on_shutdown_);
   on_shutdown_ = nullptr;
-  history_.trim(
-      options_.history_max, [this](const nlohmann::json& r) { delete_log(r.value("log", "")); },
-      true);
+  trim_history(true);
   history_.close();
   done();
 }

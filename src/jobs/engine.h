@@ -104,6 +104,12 @@ class Engine {
   // queued and running jobs read as `interrupted` with `reason` from now on, as that host
   // records them when it ends them (this engine read history before it did). Returns how many.
   size_t interrupt_host(int pid, const std::string& reason);
+  // Catches up with other hosts' jobs read from history as queued or running: the lines their
+  // hosts wrote since (a job that ended reads as it ended), and `interrupted` for those whose
+  // host has died meanwhile (recorded in history, as the start-up read does). Costs nothing
+  // when there are none; else a stat and a read of what was appended. Call it before
+  // answering about jobs (the jobs.* methods do).
+  void refresh_peers();
   // Any job this engine knows: its own, and those read from history.
   const JobInfo* get(const std::string& id) const;
   const JobInfo* find(const std::string& id) const { return get(id); }
@@ -113,7 +119,8 @@ class Engine {
   // (whether it already ran: asked for every call of a reply, so it must not scan the jobs).
   const JobInfo* newest_for_call(const std::string& buffer_name, const std::string& call_id) const;
   // Up to `max_bytes` of the job's log from `since`. A queued job's chunk is empty (next =
-  // since, not finished), without an error.
+  // since, not finished), without an error; so is a job's that ended without ever running
+  // (canceled while queued, refused), then finished and at eof.
   OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
@@ -142,6 +149,8 @@ class Engine {
   void close_log(Job& job);
   void record_end(const JobInfo& info);
   void trim();
+  // Trims the history file to history_max jobs, deleting the logs of the jobs it drops.
+  void trim_history(bool wait);
   static std::string call_key(const std::string& buffer_name, const std::string& call_id);
   void index_call(const JobInfo& info);
   void delete_log(const std::string& path) const;
@@ -155,7 +164,8 @@ class Engine {
   std::map<uint64_t, std::unique_ptr<Job>> jobs_;             // by number
   std::unordered_map<std::string, uint64_t> newest_by_call_;  // call_key -> job number
   std::deque<Job*> queue_;
-  std::map<uint64_t, int> others_;  // unfinished jobs read from history -> their host's pid
+  // Unfinished jobs read from history, of other hosts -> their host ({"pid", "start"}).
+  std::map<uint64_t, nlohmann::json> others_;
   size_t running_ = 0;
   size_t processes_ = 0;
   size_t ended_since_trim_ = 0;

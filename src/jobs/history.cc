@@ -7,37 +7,20 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "base/fs.h"
 #include "base/log.h"
+#include "jobs/host_id.h"
 #include "jobs/job_json.h"
 #include "jobs/types.h"
 
 namespace toolhost::jobs {
 namespace {
-
-// Field 22 of /proc/PID/stat: the start time in clock ticks since boot. With the pid it
-// names one process: a reused pid has another start time. 0 when unknown.
-uint64_t process_start_time(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t paren = text.rfind(')');
-  if (paren == std::string::npos) return 0;
-  std::istringstream fields(text.substr(paren + 1));
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i) {
-    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
-  }
-  return 0;
-}
 
 std::string dump(const nlohmann::json& line) {
   return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -48,22 +31,63 @@ struct Line {
   nlohmann::json json;
 };
 
-std::vector<Line> read_lines(const std::string& path) {
+// The lines of the file at `path` from `offset` on; a line without its newline yet (being
+// written, or torn by a writer that was killed) is read again next time. `fd` and `offset`
+// say what was read before: when `path` is another file by now (a trim renamed a new one in)
+// or a shorter one, it is read from its start. Holding the old file open keeps its inode
+// from being reused by a later file, which would then pass for it. Both are moved past what
+// this read consumed; `fd` stays open (or -1).
+std::vector<Line> read_lines(const std::string& path, int& fd, uint64_t& offset) {
   std::vector<Line> lines;
-  std::ifstream in(path);
-  std::string text;
-  while (std::getline(in, text)) {
-    nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-    if (!json.is_object() || !json.contains("id") || !json["id"].is_string()) continue;
-    lines.push_back({std::move(text), std::move(json)});
+  struct stat now {};
+  struct stat held {};
+  if (fd < 0 || ::stat(path.c_str(), &now) != 0 || ::fstat(fd, &held) != 0 ||
+      now.st_ino != held.st_ino || now.st_dev != held.st_dev) {
+    if (fd >= 0) ::close(fd);
+    offset = 0;
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fstat(fd, &held) != 0) return lines;
   }
+  if (static_cast<uint64_t>(held.st_size) < offset) offset = 0;
+  std::string text(static_cast<size_t>(static_cast<uint64_t>(held.st_size) - offset), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  text.resize(got);
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t newline = text.find('\n', at);
+    const size_t length = (newline == std::string::npos ? text.size() : newline) - at;
+    std::string line = text.substr(at, length);
+    nlohmann::json json = nlohmann::json::parse(line, nullptr, false);
+    if (json.is_object() && json.contains("id") && json["id"].is_string()) {
+      lines.push_back({std::move(line), std::move(json)});
+    }
+    // A last line without its newline (a file edited by hand) is read, but read again next
+    // time: it may be a line still being written that happens to parse.
+    if (newline == std::string::npos) break;
+    at = newline + 1;
+    offset += length + 1;
+  }
+  return lines;
+}
+
+std::vector<Line> read_lines(const std::string& path) {
+  int fd = -1;
+  uint64_t offset = 0;
+  std::vector<Line> lines = read_lines(path, fd, offset);
+  if (fd >= 0) ::close(fd);
   return lines;
 }
 
 }  // namespace
 
 History::History(uv_loop_t* loop, std::string state_dir) : loop_(loop), dir_(std::move(state_dir)) {
-  host_ = {{"pid", static_cast<int>(::getpid())}, {"start", process_start_time(::getpid())}};
+  host_ = this_host();
   if (dir_.empty()) return;
   base::make_dirs(dir_);
   path_ = dir_ + "/history.jsonl";
@@ -93,6 +117,7 @@ History::~History() {
   }
   if (lock_fd_ >= 0) ::close(lock_fd_);
   if (ids_fd_ >= 0) ::close(ids_fd_);
+  if (read_fd_ >= 0) ::close(read_fd_);
 }
 
 bool History::try_lock() {
@@ -190,16 +215,26 @@ void History::schedule_retry() {
       10, 0);
 }
 
-std::vector<nlohmann::json> History::read_records() const {
+std::vector<nlohmann::json> History::read_records() {
   std::vector<nlohmann::json> records;
   std::map<std::string, size_t> index;
-  for (Line& line : read_lines(path_)) {
+  read_offset_ = 0;
+  for (Line& line : read_lines(path_, read_fd_, read_offset_)) {
     const std::string id = line.json["id"].get<std::string>();
     auto [it, inserted] = index.emplace(id, records.size());
     if (inserted) records.push_back(nlohmann::json::object());
     records[it->second].update(line.json);
   }
   return records;
+}
+
+std::vector<nlohmann::json> History::updates() {
+  std::vector<nlohmann::json> lines;
+  if (!enabled()) return lines;
+  for (Line& line : read_lines(path_, read_fd_, read_offset_)) {
+    lines.push_back(std::move(line.json));
+  }
+  return lines;
 }
 
 std::vector<nlohmann::json> History::load() {
@@ -272,19 +307,39 @@ void History::trim(size_t keep, const Dropped& dropped, bool wait) {
 
 void History::trim_locked(size_t keep, const Dropped& dropped) {
   std::vector<Line> lines = read_lines(path_);
-  std::set<uint64_t> numbers;
-  for (const Line& line : lines) numbers.insert(job_number(line.json["id"].get<std::string>()));
-  if (numbers.size() <= keep) return;
-  uint64_t oldest_kept = keep == 0 ? UINT64_MAX : *std::next(numbers.rbegin(), keep - 1);
-  std::string kept;
-  std::map<std::string, nlohmann::json> removed;
-  for (Line& line : lines) {
+  // Each job's merged record, oldest number first (ids that are no number sort first).
+  std::map<std::pair<uint64_t, std::string>, nlohmann::json> records;
+  for (const Line& line : lines) {
     const std::string id = line.json["id"].get<std::string>();
-    if (job_number(id) >= oldest_kept) {
-      kept += line.text + "\n";
-    } else {
-      removed[id].update(line.json);
+    records[{job_number(id), id}].update(line.json);
+  }
+  if (records.size() <= keep) return;
+  // Past the newest `keep`, a job still queued or running on a live host stays: that host
+  // writes its log and its next lines, and another host's view of it follows this file. (Its
+  // host being alive is decided as load() decides it; a job whose host died goes.)
+  std::map<std::string, bool> alive;  // by host, as written
+  auto running_on_live_host = [&](const nlohmann::json& record) {
+    auto ev = record.find("ev");
+    if (ev == record.end() || (*ev != "queued" && *ev != "started")) return false;
+    auto host = record.find("host");
+    if (host == record.end()) return false;
+    auto [it, inserted] = alive.emplace(dump(*host), false);
+    if (inserted) it->second = host_alive(*host);
+    return it->second;
+  };
+  std::map<std::string, nlohmann::json> removed;
+  size_t newer = 0;
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    if (newer < keep) {
+      ++newer;
+    } else if (!running_on_live_host(it->second)) {
+      removed.emplace(it->first.second, std::move(it->second));
     }
+  }
+  if (removed.empty()) return;
+  std::string kept;
+  for (Line& line : lines) {
+    if (!removed.count(line.json["id"].get<std::string>())) kept += line.text + "\n";
   }
   std::string temp = path_ + ".tmp." + std::to_string(::getpid());
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -323,16 +378,6 @@ void History::close() {
              [](uv_handle_t* handle) { delete reinterpret_cast<uv_timer_t*>(handle); });
     retry_ = nullptr;
   }
-}
-
-bool History::host_alive(const nlohmann::json& host) {
-  if (!host.is_object()) return false;
-  const int pid = number_or(host, "pid", 0);
-  const uint64_t start = number_or(host, "start", uint64_t{0});
-  if (pid <= 0) return false;
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
-  uint64_t now = process_start_time(pid);
-  return now == 0 || start == 0 || now == start;
 }
 
 }  // namespace toolhost::jobs

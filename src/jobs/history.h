@@ -1,9 +1,9 @@
 #pragma once
 // {state_dir}/history.jsonl, shared by every host that uses the same state dir (SPEC 6).
 // One JSON object per line: `queued`, `started` and `ended` lines per job, each tagged with the
-// writing host's pid and start time. Writers append with O_APPEND under a flock on
-// {state_dir}/history.lock. No call ever waits for that lock on the loop: when another host
-// holds it, lines (and a trim) wait in memory and a timer retries.
+// writing host's pid and start time (host_id.h: how a host is known to be alive). Writers append
+// with O_APPEND under a flock on {state_dir}/history.lock. No call ever waits for that lock on the
+// loop: when another host holds it, lines (and a trim) wait in memory and a timer retries.
 //
 // Job numbers come from {state_dir}/history.ids, whose size is the last number handed out:
 // taking one appends a byte, which the kernel serialises, so it needs no lock and never waits.
@@ -42,21 +42,24 @@ class History {
   // and set in the returned records). Also makes sure the counter is past every id seen.
   // Reads without the lock when another host holds it: a line being written then is skipped.
   std::vector<nlohmann::json> load();
+  // The lines written to the file (by any host) since the last load() or updates(), in file
+  // order, each as written (not merged). After a trim replaced the file, every line of the new
+  // file again: applying a job's lines in order twice ends in the same record.
+  std::vector<nlohmann::json> updates();
   // Takes the next job number (never waits: see history.ids above) and appends
   // `line_for(number)` as append() does.
   uint64_t allocate(const std::function<nlohmann::json(uint64_t)>& line_for);
   // Appends a line now when the lock is free, else retries on a timer; lines keep their order.
   void append(nlohmann::json line);
-  // Keeps the newest `keep` jobs (by number); `dropped` is called with each removed record
-  // (to delete its log). When another host holds the lock: with `wait`, trims on the retry
-  // timer once it is free (`dropped` must live as long as this History); else gives up.
+  // Keeps the newest `keep` jobs (by number), and every job still queued or running on a live
+  // host whatever its number (its host writes its log and its next lines); `dropped` is called
+  // with each removed record (to delete its log). When another host holds the lock: with `wait`,
+  // trims on the retry timer once it is free (`dropped` must live as long as this History); else
+  // gives up.
   void trim(size_t keep, const Dropped& dropped, bool wait);
   // Writes whatever is pending, waiting for the lock at most kCloseWaitMs (the host must exit
   // within 1 s), and closes the retry timer. Used at shutdown.
   void close();
-
-  // True when the process `host` ({"pid", "start"}) is still running.
-  static bool host_alive(const nlohmann::json& host);
 
   static constexpr uint64_t kCloseWaitMs = 400;
 
@@ -77,7 +80,7 @@ class History {
   void schedule_retry();
   uint64_t take_number();
   void raise_ids_to(uint64_t at_least);
-  std::vector<nlohmann::json> read_records() const;
+  std::vector<nlohmann::json> read_records();
 
   uv_loop_t* loop_;
   std::string dir_;
@@ -88,6 +91,10 @@ class History {
   std::string pending_;
   std::optional<DeferredTrim> deferred_trim_;
   uv_timer_t* retry_ = nullptr;  // heap: freed by its close callback, which may outlive us
+  // How far load() and updates() have read: the file (a trim renames a new one in), held
+  // open, and the offset after its last complete line.
+  int read_fd_ = -1;
+  uint64_t read_offset_ = 0;
 };
 
 }  // namespace toolhost::jobs

@@ -1,10 +1,6 @@
 #include "jobs/process.h"
 
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,11 +10,9 @@
 #include <csignal>
 #include <cstring>
 #include <memory>
-#include <unordered_map>
+#include <optional>
 
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
+#include "jobs/spawn.h"
 
 namespace toolhost::jobs {
 namespace {
@@ -48,189 +42,8 @@ uv_handle_t* as_handle(Handle* h) {
   return reinterpret_cast<uv_handle_t*>(h);
 }
 
-int pidfd_open(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-  (void)pid;
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
-// pidfd_open (5.3) and waitid(P_PIDFD) (5.4): our own pid's pidfd is no child of ours, so a
-// kernel that knows P_PIDFD answers ECHILD, one that does not EINVAL.
-Reaping probe_reaping() {
-  int fd = pidfd_open(::getpid());
-  if (fd < 0) return Reaping::Sigchld;
-  siginfo_t info{};
-  int rc =
-      ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(fd), &info, WEXITED | WNOHANG);
-  const bool ok = rc < 0 && errno == ECHILD;
-  ::close(fd);
-  return ok ? Reaping::Pidfd : Reaping::Sigchld;
-}
-
-Reaping& reaping_mode() {
-  static Reaping mode = probe_reaping();
-  return mode;
-}
-
-// A CLOEXEC pipe whose ends are not 0, 1 or 2 (a dup2 onto itself would keep FD_CLOEXEC).
-int make_pipe(int fds[2]) {
-  if (::pipe2(fds, O_CLOEXEC) != 0) return errno;
-  for (int i = 0; i < 2; ++i) {
-    if (fds[i] > 2) continue;
-    int moved = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
-    int error = errno;
-    ::close(fds[i]);
-    fds[i] = moved;
-    if (moved < 0) {
-      ::close(fds[1 - i]);
-      fds[1 - i] = -1;
-      return error;
-    }
-  }
-  return 0;
-}
-
-const char* find_entry(const std::vector<std::string>& environment, std::string_view key) {
-  for (const auto& entry : environment) {
-    if (entry.size() > key.size() && entry.compare(0, key.size(), key) == 0 &&
-        entry[key.size()] == '=') {
-      return entry.c_str() + key.size() + 1;
-    }
-  }
-  return nullptr;
-}
-
-// execvp's search, over the job's PATH (not the host's): the first executable regular file;
-// ENOENT when none, EACCES when only non-executable ones were found. Relative entries (and an
-// empty one, "the current directory") are relative to the job's cwd.
-int search_path(const std::string& file, const std::vector<std::string>& environment,
-                const std::string& cwd, std::string& found) {
-  if (file.find('/') != std::string::npos) {
-    found = file;  // posix_spawn resolves it after the chdir, as execve would
-    return 0;
-  }
-  if (file.empty()) return ENOENT;
-  const char* path = find_entry(environment, "PATH");
-  std::string_view dirs = path ? path : "/bin:/usr/bin";
-  int error = ENOENT;
-  while (true) {
-    size_t colon = dirs.find(':');
-    std::string_view dir = dirs.substr(0, colon);
-    std::string candidate;
-    if (dir.empty() || dir.front() != '/') {
-      if (!cwd.empty()) candidate = cwd + "/";
-    }
-    if (!dir.empty()) candidate.append(dir).append("/");
-    candidate += file;
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      if (::access(candidate.c_str(), X_OK) == 0) {
-        found = std::move(candidate);
-        return 0;
-      }
-      error = EACCES;
-    }
-    if (colon == std::string_view::npos) break;
-    dirs.remove_prefix(colon + 1);
-  }
-  return error;
-}
-
-// Lowers the priority of the new process group (SPEC 9, P1: a flood of jobs must not slow the
-// editor): `nice` above the host's own. posix_spawn has no attribute for it, so this follows the
-// spawn, which returns once the child has exec'd; a process the job forks before this call is
-// in the group too, and is covered. Failure (a job that already exited) changes nothing.
-void lower_priority(pid_t pgid, int nice) {
-  if (nice <= 0) return;
-  errno = 0;
-  const int own = ::getpriority(PRIO_PROCESS, 0);
-  if (errno != 0) return;
-  ::setpriority(PRIO_PGRP, static_cast<id_t>(pgid), std::min(own + nice, 19));
-}
-
 }  // namespace
 
-Reaping reaping() {
-  return reaping_mode();
-}
-
-void set_reaping_for_testing(Reaping reaping) {
-  reaping_mode() = reaping;
-}
-
-// The fallback without pidfds: one SIGCHLD watcher per loop, with the pids of that loop's
-// running children; each SIGCHLD reaps those that exited, by pid (never waitpid(-1): other
-// code in the process may wait for its own children). It exists while it has children, so a
-// loop with none has no handle of it open.
-class SigchldReaper {
- public:
-  static SigchldReaper& of(uv_loop_t* loop) {
-    SigchldReaper*& reaper = reapers()[loop];
-    if (!reaper) reaper = new SigchldReaper(loop);
-    return *reaper;
-  }
-  static SigchldReaper* find(uv_loop_t* loop) {
-    auto it = reapers().find(loop);
-    return it == reapers().end() ? nullptr : it->second;
-  }
-
-  void add(pid_t pid, Process* process) { children_[pid] = process; }
-  void remove(pid_t pid) {
-    children_.erase(pid);
-    release_if_idle();
-  }
-  // Closes the watcher once it has no children (it is created before a spawn, so that no
-  // SIGCHLD can come before it listens, and a failed spawn leaves it empty).
-  void release_if_idle() {
-    if (!children_.empty() || closing_) return;
-    closing_ = true;
-    reapers().erase(loop_);
-    uv_close(as_handle(&signal_),
-             [](uv_handle_t* handle) { delete static_cast<SigchldReaper*>(handle->data); });
-  }
-
- private:
-  explicit SigchldReaper(uv_loop_t* loop) : loop_(loop) {
-    uv_signal_init(loop, &signal_);
-    signal_.data = this;
-    uv_signal_start(&signal_, on_signal, SIGCHLD);
-  }
-  static std::unordered_map<uv_loop_t*, SigchldReaper*>& reapers() {
-    static std::unordered_map<uv_loop_t*, SigchldReaper*> map;
-    return map;
-  }
-
-  static void on_signal(uv_signal_t* handle, int) {
-    auto* self = static_cast<SigchldReaper*>(handle->data);
-    std::vector<std::pair<Process*, int>> reaped;
-    for (auto it = self->children_.begin(); it != self->children_.end();) {
-      int status = 0;
-      pid_t rc = ::waitpid(it->first, &status, WNOHANG);
-      if (rc == 0 || (rc < 0 && errno == EINTR)) {
-        ++it;
-        continue;
-      }
-      reaped.emplace_back(it->second, rc == it->first ? status : -1);
-      it = self->children_.erase(it);
-    }
-    // The callbacks may add children (a sequence's next step) to this watcher or, once it
-    // closed, to a new one; this one is deleted from its close callback, not before.
-    for (auto& [process, status] : reaped) {
-      process->in_reaper_ = false;
-      process->exited(status);
-    }
-    self->release_if_idle();
-  }
-
-  uv_loop_t* loop_;
-  uv_signal_t signal_{};
-  std::unordered_map<pid_t, Process*> children_;
-  bool closing_ = false;
-};
 Process::Process(uv_loop_t* loop, JobInfo& info, uint64_t kill_grace_ms, Events events)
     : loop_(loop), info_(info), kill_grace_ms_(kill_grace_ms), events_(std::move(events)) {
   for (uv_pipe_t* pipe : {&out_, &err_}) {
@@ -252,64 +65,12 @@ Process::~Process() {
   }
 }
 
-int Process::spawn(const std::vector<std::string>& environment, int out_fd, int err_fd) {
-  const auto& args = info_.spec.argv;
-  std::string path;
-  if (int error = search_path(args[0], environment, info_.spec.cwd, path)) return error;
-  std::vector<char*> argv;
-  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> env;
-  for (const auto& entry : environment) env.push_back(const_cast<char*>(entry.c_str()));
-  env.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
-  if (!info_.spec.cwd.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, info_.spec.cwd.c_str());
-  }
-  // Every other fd of the host is O_CLOEXEC (libuv's, the pipes', the logs').
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // SETSID (as libuv's UV_PROCESS_DETACHED did): a new session and process group whose id is
-  // the child's pid, so kill(-pgid) reaches every descendant that does not setsid itself, a
-  // terminal's ^C does not reach the job, and it has no controlling terminal to stop on
-  // (SIGTTIN) or to prompt on (ssh, sudo read /dev/tty).
-  // SETSIGMASK + SETSIGDEF: no blocked signal and no ignored one (the host ignores SIGPIPE)
-  // is inherited, as libuv's child reset them all.
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  int error = ::posix_spawn(&pid, path.c_str(), &actions, &attr, argv.data(), env.data());
-  if (error == ENOEXEC) {
-    // execvp's rule for a script without #!: /bin/sh runs it.
-    argv.insert(argv.begin(), const_cast<char*>("/bin/sh"));
-    argv[1] = const_cast<char*>(path.c_str());
-    error = ::posix_spawn(&pid, "/bin/sh", &actions, &attr, argv.data(), env.data());
-  }
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) return error;
-  info_.pid = pid;
-  lower_priority(pid, info_.spec.nice);
-  return 0;
-}
-
 bool Process::start(const std::vector<std::string>& environment) {
   start_ns_ = uv_hrtime();
   info_.started_at_ms = wall_clock_ms();
   int error = 0;
   int out[2] = {-1, -1};
   int err[2] = {-1, -1};
-  const Reaping mode = reaping_mode();
   SigchldReaper* reaper = nullptr;
   if (info_.spec.argv.empty()) {
     info_.error = "empty command";
@@ -318,43 +79,21 @@ bool Process::start(const std::vector<std::string>& environment) {
                   "`: cannot create a pipe: " + std::strerror(error);
   } else {
     // Listens before the child exists: its SIGCHLD cannot come too early.
-    if (mode == Reaping::Sigchld) reaper = &SigchldReaper::of(loop_);
-    error = spawn(environment, out[1], err[1]);
+    if (reaping() == Reaping::Sigchld) reaper = &SigchldReaper::of(loop_);
+    pid_t pid = 0;
+    error = spawn_process(info_.spec, environment, out[1], err[1], pid);
     if (error != 0) {
       info_.error =
           std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(-error);
+    } else {
+      info_.pid = pid;
     }
   }
   // The child has its copies (or none was made).
   for (int fd : {out[1], err[1]}) {
     if (fd >= 0) ::close(fd);
   }
-  if (info_.pid > 0) {
-    if (mode == Reaping::Pidfd) {
-      pidfd_ = pidfd_open(info_.pid);
-      if (pidfd_ >= 0 && uv_poll_init(loop_, &exit_watch_, pidfd_) == 0) {
-        exit_watch_.data = this;
-        exit_watch_open_ = true;
-        ++handles_open_;
-        uv_poll_start(&exit_watch_, UV_READABLE, on_pidfd);
-      } else {
-        // Cannot happen short of running out of fds: a blocking reap keeps the job engine's
-        // contract (the child will exit; it is SIGKILLed first).
-        ::kill(-info_.pid, SIGKILL);
-        int status;
-        while (::waitpid(info_.pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        if (pidfd_ >= 0) ::close(pidfd_);
-        pidfd_ = -1;
-        info_.pid = 0;
-        info_.error = std::string("cannot start `") + info_.spec.argv[0] +
-                      "`: cannot watch the process: " + std::strerror(errno);
-      }
-    } else {
-      reaper->add(info_.pid, this);
-      in_reaper_ = true;
-    }
-  }
+  if (info_.pid > 0 && !watch_exit(reaper)) info_.pid = 0;
   if (info_.pid > 0) {
     if (uv_pipe_open(&out_, out[0]) != 0) ::close(out[0]);
     if (uv_pipe_open(&err_, err[0]) != 0) ::close(err[0]);
@@ -380,6 +119,37 @@ bool Process::start(const std::vector<std::string>& environment) {
   }
   start_timeout();
   return true;
+}
+
+bool Process::watch_exit(SigchldReaper* reaper) {
+  if (reaper) {
+    reaper->add(info_.pid, [this](int status) {
+      in_reaper_ = false;
+      exited(status);
+    });
+    in_reaper_ = true;
+    return true;
+  }
+  pidfd_ = pidfd_open(info_.pid);
+  if (pidfd_ >= 0 && uv_poll_init(loop_, &exit_watch_, pidfd_) == 0) {
+    exit_watch_.data = this;
+    exit_watch_open_ = true;
+    ++handles_open_;
+    uv_poll_start(&exit_watch_, UV_READABLE, on_pidfd);
+    return true;
+  }
+  // Cannot happen short of running out of fds: a blocking reap keeps the job engine's
+  // contract (the child will exit; it is SIGKILLed first).
+  const int error = errno;
+  ::kill(-info_.pid, SIGKILL);
+  int status;
+  while (::waitpid(info_.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (pidfd_ >= 0) ::close(pidfd_);
+  pidfd_ = -1;
+  info_.error = std::string("cannot start `") + info_.spec.argv[0] +
+                "`: cannot watch the process: " + std::strerror(error);
+  return false;
 }
 
 void Process::start_timeout() {
@@ -453,20 +223,13 @@ void Process::hurry(uint64_t grace_ms) {
 
 void Process::on_pidfd(uv_poll_t* handle, int, int) {
   auto* self = static_cast<Process*>(handle->data);
-  siginfo_t info{};
-  int rc = ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(self->pidfd_), &info,
-                    WEXITED | WNOHANG);
-  if (rc == 0 && info.si_pid == 0) return;  // not yet (a spurious wake-up)
-  if (rc < 0 && errno == EINTR) return;     // readable still: the loop comes back
-  int status = -1;
-  if (rc == 0) {
-    status = info.si_code == CLD_EXITED ? W_EXITCODE(info.si_status, 0) : info.si_status;
-  }
+  std::optional<int> status = reap_pidfd(self->pidfd_);
+  if (!status) return;  // still running, or interrupted: the fd stays readable
   // One exit per child: the watch goes now (the fd after libuv dropped it from epoll).
   uv_close(as_handle(handle), on_handle_closed);
   ::close(self->pidfd_);
   self->pidfd_ = -1;
-  self->exited(status);
+  self->exited(*status);
 }
 
 void Process::exited(int status) {

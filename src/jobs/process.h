@@ -3,11 +3,8 @@
 // timers. A Process owns its libuv handles; it tells its owner `closed` from the last close
 // callback, and only then may it be destroyed (the owner may destroy it inside `closed`).
 //
-// Spawning is posix_spawn (glibc: clone(CLONE_VM | CLONE_VFORK), no copy of the host's page
-// tables as libuv 1.44's fork() makes), and the exit is seen through a pidfd polled by the loop:
-// one readable fd per child, reaped by its pid, instead of libuv's SIGCHLD handler that calls
-// waitpid() once per live process handle on every SIGCHLD. Where the kernel has no pidfd
-// (before Linux 5.4) one SIGCHLD watcher per loop reaps the children of that loop by pid.
+// How the child is started (posix_spawn, the PATH search) is in spawn.h; how its exit is seen
+// (a pidfd the Process polls, or the loop's SIGCHLD watcher) in reaping.h.
 
 #include <uv.h>
 
@@ -16,15 +13,10 @@
 #include <vector>
 
 #include "jobs/executor.h"
+#include "jobs/reaping.h"
 #include "jobs/types.h"
 
 namespace toolhost::jobs {
-
-// How a child's exit is seen: a pidfd (Linux >= 5.4) or the SIGCHLD fallback.
-enum class Reaping { Pidfd, Sigchld };
-Reaping reaping();
-// Tests run the fallback on a kernel that has pidfds; takes effect for later spawns.
-void set_reaping_for_testing(Reaping reaping);
 
 // `finished` comes when the exit was seen and the pipes drained (or given up on); `closed` when
 // every handle is closed.
@@ -50,11 +42,11 @@ class Process : public Executor {
   void close() override;
 
  private:
-  friend class SigchldReaper;
+  // Watches the spawned child's exit (its pidfd, or `reaper`); false when it cannot.
+  bool watch_exit(SigchldReaper* reaper);
   static void on_pidfd(uv_poll_t* handle, int status, int events);
   // The direct child was reaped with wait status `status` (-1: reaped by someone else).
   void exited(int status);
-  int spawn(const std::vector<std::string>& environment, int out_fd, int err_fd);
   static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
   static void on_handle_closed(uv_handle_t* handle);

@@ -14,6 +14,22 @@ std::string omitted_line(uint64_t count, const std::string& job_id) {
   return "… " + std::to_string(count) + " lines omitted (:ToolOutput " + job_id + ") …";
 }
 
+// The end of a line whose start memory no longer holds. A terminal shows what follows its last
+// '\r', and when that is all there, so is the line; else a leading `…` says the start was cut.
+std::string cut_line(std::string_view end) {
+  std::string_view shown = end;
+  while (!shown.empty() && shown.back() == '\r') shown.remove_suffix(1);
+  if (shown.find('\r') != std::string_view::npos) return clean_line(end);
+  // The last characters that fit (clean_line cuts at the end what still does not: bytes
+  // shown as `<xx>` take four); never from the middle of a UTF-8 sequence.
+  const size_t room = kMaxLineCodePoints - 1;  // after the `…`
+  if (shown.size() > room) shown.remove_prefix(shown.size() - room);
+  while (!shown.empty() && (static_cast<unsigned char>(shown.front()) & 0xc0) == 0x80) {
+    shown.remove_prefix(1);
+  }
+  return "…" + clean_line(shown, room);
+}
+
 // A stream's lines as far as memory holds them: the head, the number of lines lost between
 // head and tail (0 when nothing was dropped), and the tail.
 struct StreamLines {
@@ -34,9 +50,13 @@ StreamLines stream_lines(const jobs::Capture& capture) {
   head = head.substr(0, head.rfind('\n') == std::string_view::npos ? 0 : head.rfind('\n') + 1);
   std::string tail = capture.tail();
   size_t first_newline = tail.find('\n');
-  tail = first_newline == std::string::npos ? "" : tail.substr(first_newline + 1);
   out.head = clean_lines(head);
-  out.tail = clean_lines(tail);
+  if (first_newline == std::string::npos || first_newline + 1 == tail.size()) {
+    // The last line is longer than the tail: memory holds its end only, shown cut.
+    out.tail.push_back(cut_line(std::string_view(tail).substr(0, first_newline)));
+  } else {
+    out.tail = clean_lines(std::string_view(tail).substr(first_newline + 1));
+  }
   uint64_t total = capture.lines() + (capture.ends_with_newline() ? 0 : 1);
   uint64_t kept = out.head.size() + out.tail.size();
   out.gap = total > kept ? total - kept : 0;

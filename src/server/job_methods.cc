@@ -29,7 +29,8 @@ core::Result<const jobs::JobInfo*> existing(const jobs::Engine& engine, Args& ar
 
 }  // namespace
 
-Reply jobs_list(const jobs::Engine& engine, const nlohmann::json& raw) {
+Reply jobs_list(jobs::Engine& engine, const nlohmann::json& raw) {
+  engine.refresh_peers();
   Args args(raw);
   jobs::JobQuery query;
   query.limit = args.count_or("limit", 0);
@@ -45,14 +46,16 @@ Reply jobs_list(const jobs::Engine& engine, const nlohmann::json& raw) {
   return jobs::list_to_json(engine.jobs(query));
 }
 
-Reply jobs_get(const jobs::Engine& engine, const nlohmann::json& raw) {
+Reply jobs_get(jobs::Engine& engine, const nlohmann::json& raw) {
+  engine.refresh_peers();
   Args args(raw);
   auto job = existing(engine, args);
   if (!job) return core::error(job.error());
   return jobs::job_to_json(**job);
 }
 
-Reply jobs_output(const jobs::Engine& engine, const nlohmann::json& raw) {
+Reply jobs_output(jobs::Engine& engine, const nlohmann::json& raw) {
+  engine.refresh_peers();
   Args args(raw);
   auto job = existing(engine, args);
   if (!job) return core::error(job.error());
@@ -65,6 +68,7 @@ Reply jobs_output(const jobs::Engine& engine, const nlohmann::json& raw) {
 }
 
 Reply jobs_cancel(jobs::Engine& engine, const nlohmann::json& raw) {
+  engine.refresh_peers();
   Args args(raw);
   auto job = existing(engine, args);
   if (!job) return core::error(job.error());

@@ -1,7 +1,14 @@
 // :ToolJobs, :ToolOutput and the jobs.* queries, through a real Neovim and the real host.
-#include <algorithm>
-
 #include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "e2e/nvim_harness.h"
 
@@ -31,12 +38,26 @@ json host_call(NvimHarness& nvim, const std::string& method, const json& args) {
 }
 
 // Waits until the view `kind` reports an update that satisfies `done`.
-json wait_view(NvimHarness& nvim, const std::string& kind,
-               const std::function<bool(const json&)>& done = [](const json&) { return true; }) {
+json wait_view(
+    NvimHarness& nvim, const std::string& kind,
+    const std::function<bool(const json&)>& done = [](const json&) { return true; }) {
   for (;;) {
     json update = nvim.wait_for("ToolhostViewUpdated");
     if (update["view"] == kind && done(update)) return update;
   }
+}
+
+// Field 22 of /proc/<pid>/stat, the process's start time: with the pid, how history names a
+// host. 0 when unknown.
+uint64_t start_time(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return std::stoull(field);
+  }
+  return 0;
 }
 
 TEST(JobsView, OutputShowsTheWholeLogWhereTheResultBlockIsCut) {
@@ -159,9 +180,8 @@ TEST(JobsView, CancelFromTheJobsWindow) {
   json started = nvim.wait_for("ToolhostJobStarted");
 
   nvim.command("ToolJobs");
-  wait_view(nvim, "jobs", [&](const json& u) {
-    return nvim.lines(u["buf"].get<int64_t>()).size() >= 3;
-  });
+  wait_view(nvim, "jobs",
+            [&](const json& u) { return nvim.lines(u["buf"].get<int64_t>()).size() >= 3; });
   nvim.lua("vim.api.nvim_win_set_cursor(0, {3, 0})");
   nvim.request("nvim_input", {"c"});
   json finished = nvim.wait_for("ToolhostJobFinished");
@@ -219,7 +239,8 @@ void expect_jobs_match_jobs_list(NvimHarness& nvim) {
   ASSERT_TRUE(listed["err"].is_null()) << listed.dump();
   json from_host = json::array();
   for (const auto& job : listed["result"]["jobs"]) {
-    from_host.push_back({{"id", job["id"]}, {"status", job["status"]}, {"call_id", job["call_id"]}});
+    from_host.push_back(
+        {{"id", job["id"]}, {"status", job["status"]}, {"call_id", job["call_id"]}});
   }
   json from_lua = nvim.lua(R"(
     return vim.tbl_map(function(job)
@@ -252,7 +273,8 @@ TEST(JobsQueries, LuaJobsListsTheSameJobsAsJobsListAlsoAfterARestart) {
   nvim.lua("require('toolhost').restart()");
   wait_all_jobs_with(nvim, after);
   expect_jobs_match_jobs_list(nvim);
-  json ids = nvim.lua("return vim.tbl_map(function(j) return j.id end, require('toolhost').jobs())");
+  json ids =
+      nvim.lua("return vim.tbl_map(function(j) return j.id end, require('toolhost').jobs())");
   EXPECT_EQ(ids, json::array({after, mine["id"], before}));
 }
 
@@ -278,6 +300,70 @@ TEST(JobsView, OutputOfABlockFindsItsJobFromAnEarlierNeovim) {
   nvim.wait_for("marked");
   nvim.lua("vim.api.nvim_win_set_cursor(0, {5, 0})");
   EXPECT_EQ(nvim.lua("return require('toolhost.output_view').default_id()"), id);
+}
+
+// Regression: a job another Neovim's host ran stayed `running` here after that host died, and
+// :ToolOutput on it asked for more every 200 ms without end. It reads `interrupted` once its
+// host is gone, and the view stops following it.
+TEST(JobsView, OutputOfAJobWhoseHostDiedStopsFollowingIt) {
+  // The other host: a process of this test stands in for it (history names a host by its pid
+  // and start time, and asks nothing more of it).
+  pid_t peer = 0;
+  const char* sleep_argv[] = {"sleep", "1000", nullptr};
+  ASSERT_EQ(
+      ::posix_spawnp(&peer, "sleep", nullptr, nullptr, const_cast<char**>(sleep_argv), environ), 0);
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      if (pid <= 0) return;  // reaped already (kill(0) would signal our own group)
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } reap{peer};
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostViewUpdated");
+  json dirs = nvim.lua("return require('toolhost.host').dirs()");
+  const std::string state = dirs["state"], cache = dirs["cache"];
+  std::filesystem::create_directories(state);
+  std::filesystem::create_directories(cache + "/jobs");
+  const std::string log = cache + "/jobs/th-1.log";
+  std::ofstream(log) << "working\n";
+  json host = {{"pid", peer}, {"start", start_time(peer)}};
+  std::ofstream(state + "/history.jsonl")
+      << json{{"ev", "queued"},     {"id", "th-1"}, {"tool", "run_terminal_command"},
+              {"status", "queued"}, {"log", log},   {"host", host}}
+             .dump()
+      << "\n"
+      << json{{"ev", "started"}, {"id", "th-1"}, {"status", "running"},
+              {"pid", peer},     {"pgid", peer}, {"host", host}}
+             .dump()
+      << "\n";
+
+  nvim.command("ToolOutput th-1");
+  json following = wait_view(nvim, "output", [](const json& u) { return u["offset"] == 8; });
+  EXPECT_EQ(following["finished"], false);
+  EXPECT_EQ(host_call(nvim, "jobs.get", {{"id", "th-1"}})["result"]["status"], "running");
+
+  ::kill(peer, SIGKILL);
+  ASSERT_EQ(::waitpid(peer, nullptr, 0), peer);
+  reap.pid = 0;
+  // The view polls every 200 ms while the job runs, so every wait gets an update: the
+  // deadline is this test's own.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  json done = wait_view(nvim, "output", [&](const json& u) {
+    EXPECT_FALSE(u.contains("error")) << u.dump();
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "still following th-1 20 s after its host died: " << u.dump();
+      return true;
+    }
+    return u["finished"] == true;
+  });
+  ASSERT_EQ(done["finished"], true);
+  EXPECT_EQ(done["id"], "th-1");
+  EXPECT_EQ(nvim.lines(done["buf"].get<int64_t>()), (std::vector<std::string>{"working", ""}));
+  json job = host_call(nvim, "jobs.get", {{"id", "th-1"}})["result"];
+  EXPECT_EQ(job["status"], "interrupted");
+  EXPECT_EQ(job["error"], "the host that ran this job exited");
 }
 
 }  // namespace

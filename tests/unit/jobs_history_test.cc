@@ -1,9 +1,7 @@
-// Job history, ids across restarts, log files and incremental output reads.
-
-#include <sys/wait.h>
+// Job history: a restart reads it back, ids stay unique across restarts and engines (and
+// their counters survive lost files), lines of the wrong type, cleanup, queries.
 
 #include <set>
-#include <sstream>
 
 #include "jobs/job_json.h"
 #include "test_jobs.h"
@@ -12,14 +10,6 @@ namespace toolhost::jobs::testing {
 namespace {
 
 using JobsHistory = EngineTest;
-
-std::vector<nlohmann::json> history_lines(const TempDir& dir) {
-  std::vector<nlohmann::json> lines;
-  std::istringstream in(read_file(dir / "state/history.jsonl"));
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
 
 TEST_F(JobsHistory, SurvivesARestart) {
   TempDir dir;
@@ -151,79 +141,6 @@ TEST_F(JobsHistory, LinesWithFieldsOfTheWrongTypeAreReadAsMissing) {
   EXPECT_EQ(run(shell("exit 0")).id, "th-25");
 }
 
-TEST_F(JobsHistory, JobsRunningWhenTheirHostDiedBecomeInterrupted) {
-  TempDir dir;
-  int report[2];
-  ASSERT_EQ(::pipe(report), 0);
-  pid_t host = ::fork();
-  ASSERT_GE(host, 0);
-  if (host == 0) {
-    // A host that crashes with a job running: no shutdown, no `ended` line.
-    ::close(report[0]);
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    auto* engine = new Engine(&loop, persistent(dir));
-    bool started = false;
-    JobEvents events;
-    events.started = [&](const JobInfo&) { started = true; };
-    engine->submit(shell("sleep 100"), events);
-    JobEvents never;
-    engine->submit(shell("exit 0"), never);
-    ::_exit(started && ::write(report[1], "k", 1) == 1 ? 0 : 1);
-  }
-  ::close(report[1]);
-  char byte = 0;
-  EXPECT_EQ(::read(report[0], &byte, 1), 1);
-  ::close(report[0]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(host, &status, 0), host);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
-  EngineOptions options = persistent(dir);
-  options.max_concurrent = 1;
-  Engine& engine = make(options);
-  const JobInfo* running = engine.get("th-1");
-  ASSERT_NE(running, nullptr);
-  EXPECT_EQ(running->status, Status::Interrupted);
-  EXPECT_GT(running->pgid, 0);
-  const JobInfo* queued = engine.get("th-2");
-  ASSERT_NE(queued, nullptr);
-  EXPECT_EQ(queued->status, Status::Interrupted);
-  EXPECT_EQ(history_lines(dir).back()["status"], "interrupted");
-  // The orphaned `sleep` is this test's to clean up (the dead host's Lua side would).
-  int pgid = running->pgid;
-  ::kill(-pgid, SIGKILL);
-  EXPECT_TRUE(group_gone(&loop_, pgid));
-  // Read again by a third host: still interrupted, not written twice.
-  stop();
-  make(options);
-  EXPECT_EQ(engine_->get("th-1")->status, Status::Interrupted);
-  size_t interrupted = 0;
-  for (const auto& line : history_lines(dir))
-    interrupted += line.value("status", "") == "interrupted";
-  EXPECT_EQ(interrupted, 2u);
-}
-
-TEST_F(JobsHistory, ALivePeersRunningJobIsLeftAlone) {
-  TempDir dir;
-  Engine& engine = make(persistent(dir));
-  bool started = false;
-  JobEvents events;
-  events.started = [&](const JobInfo&) { started = true; };
-  std::string id = engine.submit(shell("sleep 100"), events);
-  ASSERT_TRUE(run_until(&loop_, [&] { return started; }));
-  {
-    Engine peer(&loop_, persistent(dir));
-    ASSERT_NE(peer.get(id), nullptr);
-    EXPECT_EQ(peer.get(id)->status, Status::Running);
-    EXPECT_FALSE(peer.cancel(id)) << "a peer's job is not ours to signal";
-    bool done = false;
-    peer.shutdown(100, [&] { done = true; });
-    EXPECT_TRUE(run_until(&loop_, [&] { return done; }));
-  }
-  EXPECT_EQ(engine.get(id)->status, Status::Running);
-}
-
 TEST_F(JobsHistory, CleanupKeepsTheNewestJobsAndTheirLogs) {
   TempDir dir;
   EngineOptions options = persistent(dir);
@@ -277,110 +194,6 @@ TEST_F(JobsHistory, QueryFiltersByStatusNewestFirstWithCounts) {
   EXPECT_EQ(json["queued"], 1);
   EXPECT_EQ(json["jobs"][0]["status"], "queued");
   EXPECT_EQ(json["jobs"][1]["status"], "running");
-}
-
-TEST_F(JobsHistory, IncrementalReadsReconstructTheExactStream) {
-  TempDir dir;
-  Engine& engine = make(persistent(dir));
-  std::string read;
-  uint64_t next = 0;
-  bool done = false;
-  int partial_reads = 0;
-  JobEvents events;
-  std::string id;
-  events.output = [&](const JobInfo&, Stream, std::string_view) {
-    OutputChunk chunk = engine.output(id, next, 777);
-    EXPECT_TRUE(chunk.error.empty()) << chunk.error;
-    EXPECT_FALSE(chunk.eof);
-    EXPECT_EQ(chunk.next, next + chunk.data.size());
-    read += chunk.data;
-    next = chunk.next;
-    ++partial_reads;
-  };
-  events.finished = [&](const JobInfo&) { done = true; };
-  id = engine.submit(
-      shell("i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo out$i; echo err$i >&2; done"), events);
-  ASSERT_TRUE(run_until(&loop_, [&] { return done; }));
-  for (;;) {
-    OutputChunk chunk = engine.output(id, next, 777);
-    read += chunk.data;
-    next = chunk.next;
-    if (chunk.eof) break;
-    ASSERT_FALSE(chunk.data.empty()) << "no progress before eof";
-  }
-  EXPECT_GT(partial_reads, 0);
-  const JobInfo* job = engine.get(id);
-  EXPECT_EQ(read.size(), job->out.bytes() + job->err.bytes());
-  EXPECT_EQ(read, read_file(job->log_path));
-  // Each stream's bytes appear in order.
-  std::istringstream lines(read);
-  std::string line;
-  int out = 0, err = 0;
-  while (std::getline(lines, line)) {
-    if (line.rfind("out", 0) == 0) {
-      EXPECT_EQ(line, "out" + std::to_string(++out));
-    } else if (line.rfind("err", 0) == 0) {
-      EXPECT_EQ(line, "err" + std::to_string(++err));
-    }
-  }
-  EXPECT_EQ(out, 3000);
-  EXPECT_EQ(err, 3000);
-  nlohmann::json end = output_to_json(engine.output(id, next));
-  EXPECT_EQ(end, (nlohmann::json{{"data", ""}, {"next", next}, {"finished", true}, {"eof", true}}));
-  EXPECT_EQ(output_to_json(engine.output("th-99", 0))["error"], "no job th-99");
-}
-
-TEST_F(JobsHistory, LogStopsAtItsCapWithALineSayingWhatWasDropped) {
-  TempDir dir;
-  EngineOptions options = persistent(dir);
-  options.log_max_bytes = 1000;
-  make(options);
-  JobInfo job = run(shell("head -c 5000 /dev/zero | tr '\\0' a"));
-  EXPECT_EQ(job.out.bytes(), 5000u);
-  std::string log = read_file(job.log_path);
-  EXPECT_EQ(log, std::string(1000, 'a') +
-                     "\n[toolhost: 4000 bytes dropped: the log is capped at 1000 bytes]\n");
-  EXPECT_EQ(job.log_bytes, log.size());
-  EXPECT_EQ(job.out.text(), std::string(5000, 'a')) << "memory keeps what the log dropped";
-}
-
-TEST_F(JobsHistory, GigabyteOfOutputKeepsMemoryBoundedAndCountsExact) {
-  TempDir dir;
-  EngineOptions options = persistent(dir);
-  options.log_max_bytes = 4 << 20;
-  make(options);
-  uint64_t peak = rss_bytes();
-  int chunks = 0;
-  JobInfo seen;
-  bool done = false;
-  JobEvents events;
-  events.output = [&](const JobInfo&, Stream, std::string_view) {
-    if (++chunks % 512 == 0) peak = std::max(peak, rss_bytes());
-  };
-  events.finished = [&](const JobInfo& info) {
-    seen = info;
-    done = true;
-  };
-  uint64_t t0 = uv_hrtime();
-  engine_->submit(shell("head -c 1G /dev/zero; printf 'x\\n' >&2", 120000), events);
-  ASSERT_TRUE(run_until(
-      &loop_, [&] { return done; }, 120000));
-  double seconds = static_cast<double>(uv_hrtime() - t0) / 1e9;
-  RecordProperty("seconds", std::to_string(seconds));
-  std::printf("1 GiB drained in %.2f s, peak RSS %.1f MiB\n", seconds,
-              static_cast<double>(peak) / (1 << 20));
-  EXPECT_EQ(seen.status, Status::Succeeded);
-  EXPECT_EQ(seen.out.bytes(), uint64_t{1} << 30);
-  EXPECT_EQ(seen.out.lines(), 0u);
-  EXPECT_EQ(seen.err.bytes(), 2u);
-  EXPECT_EQ(seen.out.head().size(), Capture::kHeadBytes);
-  EXPECT_EQ(seen.out.tail().size(), Capture::kTailBytes);
-  EXPECT_EQ(seen.out.omitted_bytes(),
-            (uint64_t{1} << 30) - Capture::kHeadBytes - Capture::kTailBytes);
-  EXPECT_LE(seen.log_bytes, (4u << 20) + 200);
-  if (!kSanitized) {
-    EXPECT_LT(peak, 64u << 20);
-  }
 }
 
 TEST(JobsJson, JobShapeHasEveryField) {

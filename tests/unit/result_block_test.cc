@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "results/text_clean.h"
+
 namespace toolhost::results {
 namespace {
 
@@ -350,6 +352,32 @@ TEST(ResultBlockCap, LinesMemoryLostInsideTheTailWindowAreCounted) {
   EXPECT_EQ(body[8], omitted(190));
   EXPECT_EQ(body[9].substr(0, 5), "L196 ");
   EXPECT_EQ(body.back().substr(0, 5), "L299 ");
+}
+
+// Regression: a last line longer than the tail memory keeps (1 MiB) was counted as omitted,
+// so a long single-line output (minified JSON, a progress bar without '\r') showed nothing
+// of its end. It is shown cut: a leading `…`, then its last characters.
+TEST(ResultBlockCap, ALastLineLongerThanTheTailIsShownCutNotOmitted) {
+  for (const char* end : {"", "\n"}) {
+    jobs::JobInfo info = job(jobs::Status::Succeeded, 0);
+    info.out.append("first\n");
+    info.out.append(std::string(jobs::Capture::kHeadBytes + jobs::Capture::kTailBytes, 'x'));
+    info.out.append(std::string("THE END") + end);
+    ASSERT_GT(info.out.omitted_bytes(), 0u);
+    Lines body = terminal_body(info, {});
+    ASSERT_EQ(body.size(), 4u) << ::testing::PrintToString(body);
+    EXPECT_EQ(body[2], "first");
+    EXPECT_EQ(body[3], "…" + std::string(kMaxLineCodePoints - 8, 'x') + "THE END");
+  }
+}
+
+// A terminal shows a progress line from its last '\r': when memory holds that, it is whole.
+TEST(ResultBlockCap, ALongProgressLineShowsItsLastStateWhole) {
+  jobs::JobInfo info = job(jobs::Status::Succeeded, 0);
+  for (int i = 0; i < 100000; ++i) info.out.append("\rprogress " + std::to_string(i) + "/100000");
+  ASSERT_GT(info.out.omitted_bytes(), 0u);
+  Lines body = terminal_body(info, {});
+  EXPECT_EQ(body, (Lines{"Exit code: 0", "Stdout:", "progress 99999/100000"}));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -139,6 +140,15 @@ inline bool group_gone(uv_loop_t* loop, int pgid, uint64_t timeout_ms = 5000) {
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The lines of the history file of an engine made with persistent(dir).
+inline std::vector<nlohmann::json> history_lines(const TempDir& dir) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(read_file(dir / "state/history.jsonl"));
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
+  return lines;
 }
 
 // Options of an engine that keeps history and logs under `dir` (a host with a state dir).
