@@ -215,12 +215,13 @@ TEST_F(JobsPeers, APeersJobThatEndedBeforeItsHostDiedKeepsItsStatus) {
 TEST_F(JobsPeers, ALivePeersJobIsFollowedUntilItEnds) {
   TempDir dir;
   Engine& engine = make(persistent(dir));
-  bool started = false, finished = false;
+  bool begun = false, finished = false;
   JobEvents events;
-  events.started = [&](const JobInfo&) { started = true; };
+  // Its output, not its start: the log must hold "begun" before the cancel.
+  events.output = [&](const JobInfo&, Stream, std::string_view) { begun = true; };
   events.finished = [&](const JobInfo&) { finished = true; };
   std::string id = engine.submit(shell("echo begun; sleep 100"), events);
-  ASSERT_TRUE(run_until(&loop_, [&] { return started; }));
+  ASSERT_TRUE(run_until(&loop_, [&] { return begun; }));
   Engine peer(&loop_, persistent(dir));
   ASSERT_NE(peer.get(id), nullptr);
   peer.refresh_peers();
