@@ -311,7 +311,8 @@ void Session::on_finished(const std::string& call_id, const jobs::JobInfo& job) 
   options.max_lines = ctx_.config.output.max_lines;
   write_result(active.call, active.block, job, job_body(job, options), finished_message(job));
   announce_finished(job);
-  after_handled(active.call.id, job.status, active.origin);
+  after_handled(active.call.id, job.status, active.origin == Origin::Chain || active.chain_waits,
+                active.origin);
 }
 
 void Session::write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
@@ -395,6 +396,7 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
   spec.call_id = call.id;
   spec.params = call.params;
   spec.buffer_name = name_;
+  spec.cwd = root_;  // it ran nowhere; its project lists it (jobs.list { root })
   const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason);
   std::vector<std::string> block = rows(call.start, call.end);
   if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
@@ -402,7 +404,7 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
                "✗ " + call.tool + ": refused: " + reason);
   ctx_.feedback.job(job_entry(job, buf_));
   announce_finished(job);
-  after_handled(call.id, core::Status::Failed, origin);
+  after_handled(call.id, core::Status::Failed, origin == Origin::Chain, origin);
 }
 
 bool Session::cancel_at(int row) {

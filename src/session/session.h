@@ -111,6 +111,9 @@ class Session {
     OutputTail tail;
     bool stream_dirty = false;
     Origin origin = Origin::User;
+    // The chain reached it while it ran (the user or :ToolRunAll started it): the chain goes
+    // on, or stops, when it ends, as after a call of its own.
+    bool chain_waits = false;
     std::optional<parse::ResultRef> replaces;  // a re-run: the old result block goes
   };
 
@@ -137,8 +140,9 @@ class Session {
   void hold(const parse::ToolCall& call, const std::string& reason);
   void release(const std::string& call_id);
   void pump_run_all();
-  // After a job of the last assistant message ended (or a call was rejected).
-  void after_handled(const std::string& call_id, core::Status status, Origin origin);
+  // After a job of the last assistant message ended (or a call was rejected); `chained`: the
+  // chain started it or waited for it.
+  void after_handled(const std::string& call_id, core::Status status, bool chained, Origin origin);
   void maybe_all_done();
   std::string approval_hint(const std::string& tool) const;
   void finish_refused(const parse::ToolCall& call, const std::string& reason, Origin origin);
