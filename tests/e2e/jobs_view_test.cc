@@ -1,7 +1,7 @@
 // :ToolJobs, :ToolOutput and the jobs.* queries, through a real Neovim and the real host.
-#include <algorithm>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "e2e/nvim_harness.h"
 
@@ -31,8 +31,9 @@ json host_call(NvimHarness& nvim, const std::string& method, const json& args) {
 }
 
 // Waits until the view `kind` reports an update that satisfies `done`.
-json wait_view(NvimHarness& nvim, const std::string& kind,
-               const std::function<bool(const json&)>& done = [](const json&) { return true; }) {
+json wait_view(
+    NvimHarness& nvim, const std::string& kind,
+    const std::function<bool(const json&)>& done = [](const json&) { return true; }) {
   for (;;) {
     json update = nvim.wait_for("ToolhostViewUpdated");
     if (update["view"] == kind && done(update)) return update;
@@ -148,6 +149,65 @@ TEST(JobsView, ListsJobsNewestFirstWithStatusAndCommand) {
   EXPECT_NE(row.find("exit 3"), std::string::npos) << row;
 }
 
+// The ids the jobs window lists once it has `count` of them, and its title line.
+std::pair<json, std::string> jobs_window(NvimHarness& nvim, size_t count) {
+  json update = wait_view(nvim, "jobs", [&](const json& u) {
+    return nvim.lines(u["buf"].get<int64_t>()).size() == count + 2;
+  });
+  auto lines = nvim.lines(update["buf"].get<int64_t>());
+  json ids = json::array();
+  for (size_t i = 2; i < lines.size(); ++i) ids.push_back(lines[i].substr(0, lines[i].find(' ')));
+  return {ids, lines[0]};
+}
+
+json lua_job_ids(NvimHarness& nvim, bool all) {
+  return nvim.lua(
+      "return vim.tbl_map(function(j) return j.id end, require('toolhost').jobs({ all = ... }))",
+      json::array({all}));
+}
+
+// History is shared by every project: :ToolJobs and jobs() list this one's (of the cwd, the
+// root), a refused or rejected call's too; :ToolJobs! and jobs({ all = true }) every project's.
+TEST(JobsView, ListsThisProjectsJobsAndBangListsEveryProjects) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  nvim.forward_user_event("ToolhostViewUpdated");
+  nvim.lua("vim.fn.mkdir('a') vim.fn.mkdir('b')");
+  nvim.command("cd a");
+  nvim.open_fixture("bash_block.chat.md", "a.chat.md");
+  std::string in_a = run_block(nvim, 5)["id"];
+  nvim.command("cd ../b");
+  nvim.open_fixture("two_blocks.chat.md", "b.chat.md");
+  std::string in_b = run_block(nvim, 10)["id"];
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
+  nvim.command("ToolReject");
+  json rejected = nvim.wait_for("ToolhostJobFinished");
+  ASSERT_EQ(rejected["status"], "rejected");
+  std::string declined = rejected["id"];
+
+  nvim.command("ToolJobs");
+  auto [ids, title] = jobs_window(nvim, 2);
+  EXPECT_EQ(ids, json::array({declined, in_b}));
+  EXPECT_NE(title.find("toolhost jobs: 2 total, 0 running, 0 queued (" + nvim.temp_dir() + "/b)"),
+            std::string::npos)
+      << title;
+  EXPECT_EQ(lua_job_ids(nvim, false), json::array({declined, in_b}));
+  EXPECT_EQ(lua_job_ids(nvim, true), json::array({declined, in_b, in_a}));
+
+  nvim.command("ToolJobs!");
+  std::tie(ids, title) = jobs_window(nvim, 3);
+  EXPECT_EQ(ids, json::array({declined, in_b, in_a}));
+  EXPECT_NE(title.find("toolhost jobs: 3 total, 0 running, 0 queued (all projects)"),
+            std::string::npos)
+      << title;
+
+  nvim.command("cd ../a");
+  nvim.command("ToolJobs");
+  std::tie(ids, title) = jobs_window(nvim, 1);
+  EXPECT_EQ(ids, json::array({in_a}));
+  EXPECT_EQ(lua_job_ids(nvim, false), json::array({in_a}));
+}
+
 TEST(JobsView, CancelFromTheJobsWindow) {
   NvimHarness nvim(json{{"kill_grace_ms", 200}});
   nvim.forward_user_event("ToolhostJobStarted");
@@ -159,9 +219,8 @@ TEST(JobsView, CancelFromTheJobsWindow) {
   json started = nvim.wait_for("ToolhostJobStarted");
 
   nvim.command("ToolJobs");
-  wait_view(nvim, "jobs", [&](const json& u) {
-    return nvim.lines(u["buf"].get<int64_t>()).size() >= 3;
-  });
+  wait_view(nvim, "jobs",
+            [&](const json& u) { return nvim.lines(u["buf"].get<int64_t>()).size() >= 3; });
   nvim.lua("vim.api.nvim_win_set_cursor(0, {3, 0})");
   nvim.request("nvim_input", {"c"});
   json finished = nvim.wait_for("ToolhostJobFinished");
@@ -213,18 +272,20 @@ void wait_all_jobs_with(NvimHarness& nvim, const std::string& id) {
   }
 }
 
-// toolhost.jobs() (Lua's mirror, no request) lists what jobs.list, and so :ToolJobs, lists.
+// toolhost.jobs({ all = true }) (Lua's mirror, no request) lists what jobs.list, and so
+// :ToolJobs!, lists.
 void expect_jobs_match_jobs_list(NvimHarness& nvim) {
   json listed = host_call(nvim, "jobs.list", json::object());
   ASSERT_TRUE(listed["err"].is_null()) << listed.dump();
   json from_host = json::array();
   for (const auto& job : listed["result"]["jobs"]) {
-    from_host.push_back({{"id", job["id"]}, {"status", job["status"]}, {"call_id", job["call_id"]}});
+    from_host.push_back(
+        {{"id", job["id"]}, {"status", job["status"]}, {"call_id", job["call_id"]}});
   }
   json from_lua = nvim.lua(R"(
     return vim.tbl_map(function(job)
       return { id = job.id, status = job.status, call_id = job.call_id }
-    end, require("toolhost").jobs())
+    end, require("toolhost").jobs({ all = true }))
   )");
   EXPECT_EQ(from_lua, from_host);
 }
@@ -252,7 +313,8 @@ TEST(JobsQueries, LuaJobsListsTheSameJobsAsJobsListAlsoAfterARestart) {
   nvim.lua("require('toolhost').restart()");
   wait_all_jobs_with(nvim, after);
   expect_jobs_match_jobs_list(nvim);
-  json ids = nvim.lua("return vim.tbl_map(function(j) return j.id end, require('toolhost').jobs())");
+  json ids = nvim.lua(
+      "return vim.tbl_map(function(j) return j.id end, require('toolhost').jobs({ all = true }))");
   EXPECT_EQ(ids, json::array({after, mine["id"], before}));
 }
 
