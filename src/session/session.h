@@ -21,6 +21,9 @@
 
 namespace toolhost::session {
 
+// The data of ToolhostJobStarted / ToolhostJobFinished (SPEC 8).
+nlohmann::json job_event_data(const jobs::JobInfo& job, int64_t buf);
+
 // What a session shares with the others; it reaches Neovim only through `feedback`.
 struct Context {
   Feedback& feedback;
@@ -152,6 +155,7 @@ class Session {
   void show_history(const parse::ToolCall& call);
   void take(const parse::ParseDelta& delta);                // into unsynced_
   std::vector<std::string> rows(int first, int end) const;  // of the mirror, clamped
+  // --- results (session_results.cc) ---
   // Rewrites the block to its executed form with the result block under it.
   void write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
                     const jobs::JobInfo& job, std::vector<std::string> body,

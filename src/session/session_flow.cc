@@ -1,5 +1,5 @@
 // The agent loop of a chat buffer (SPEC 4): approvals, rejections, :ToolRunAll, the auto-run
-// chain and ToolhostAllDone. The rest of Session (mirror, jobs, results) is in session.cc.
+// chain and ToolhostAllDone. The rest of Session: session.cc (mirror, jobs), session_results.cc.
 #include <algorithm>
 
 #include "base/log.h"
