@@ -102,6 +102,8 @@ int main(int argc, char** argv) {
   app.add_option("--state-dir", options.state_dir, "Directory for job history");
   app.add_option("--cache-dir", options.cache_dir, "Directory for job logs");
   app.add_option("--log-file", log_file, "Log file (default: {cache dir}/toolhost.log)");
+  app.add_option("--instance", options.instance,
+                 "Names this host in its feedback batches (Lua drops those of a host it saw die)");
   app.add_option("--log-level", log_level, "debug, info, warn, error or off")
       ->check(CLI::IsMember({"debug", "info", "warn", "error", "off"}, CLI::ignore_case));
   cli::ParseCommand parse;

@@ -152,4 +152,10 @@ function M.is_chat_buffer(buf)
   return false
 end
 
+-- The project root: the `root` option, else Neovim's cwd. Jobs run there; :ToolJobs and jobs()
+-- list its jobs.
+function M.root()
+  return M.options.root or vim.fn.getcwd()
+end
+
 return M

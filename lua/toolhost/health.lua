@@ -1,6 +1,7 @@
 -- :checkhealth toolhost
 local M = {}
 
+local uv = vim.uv or vim.loop -- vim.loop is deprecated since 0.10
 local health = vim.health or require("health")
 local start = health.start or health.report_start
 local ok = health.ok or health.report_ok
@@ -59,7 +60,7 @@ end
 
 -- Seconds (with the fraction) since the epoch of a file's last change; nil if it is missing.
 local function mtime(path)
-  local stat = vim.loop.fs_stat(path)
+  local stat = uv.fs_stat(path)
   return stat and stat.mtime.sec + stat.mtime.nsec / 1e9, stat and stat.type
 end
 
@@ -70,11 +71,11 @@ local function newest_source(root)
   local function visit(path)
     local time, kind = mtime(path)
     if kind == "directory" then
-      local dir = vim.loop.fs_scandir(path)
-      local name = dir and vim.loop.fs_scandir_next(dir)
+      local dir = uv.fs_scandir(path)
+      local name = dir and uv.fs_scandir_next(dir)
       while name do
         visit(path .. "/" .. name)
-        name = vim.loop.fs_scandir_next(dir)
+        name = uv.fs_scandir_next(dir)
       end
     elseif time and time > newest then
       newest, newest_path = time, path

@@ -7,14 +7,17 @@ local uv = vim.uv or vim.loop
 
 local M = {}
 
--- The current host: its job/channel id, the buffers it serves, and the process groups it
--- reported running (pgids) plus whether we asked it to stop; one `proc` table per process, so
--- an old host's exit after a restart only ever touches its own.
-local state = { chan = nil, job = nil, attached = {}, proc = { pgids = {} } }
+-- The current host: its job/channel id, the name its batches carry (`instance`), the buffers it
+-- serves, and the process groups it reported running (pgids) plus whether we asked it to stop;
+-- one `proc` table per process, so an old host's exit after a restart only ever touches its own.
+local state = { chan = nil, job = nil, instance = nil, attached = {}, proc = { pgids = {} } }
 
 -- The pid of the host restart() stopped, for its successor: history says that host still runs
 -- its jobs until it has ended them.
 local replaced_pid = nil
+
+-- Hosts started so far: the next one's batches carry the next number (M.accepts_batches).
+local started = 0
 
 -- Answers to M.call(): token -> callback. The host answers with nvim_exec_lua(resolve).
 local pending, next_token = {}, 0
@@ -155,6 +158,25 @@ function M.channel()
   return state.chan
 end
 
+-- Whether the batches host `instance` sent may be applied: only the current host's. A host that
+-- died may have sent some just before; they can arrive after its exit marked its calls
+-- `interrupted` and would bring them back to life (a late `running`, a result, a stream). A
+-- job such a batch reports running or queued that Lua never heard of ends `interrupted` too.
+function M.accepts_batches(instance, batches)
+  if instance == state.instance then
+    return true
+  end
+  local ui = require("toolhost.ui")
+  for _, batch in ipairs(batches) do
+    for _, job in ipairs(batch.jobs or {}) do
+      if job.buf and not ui.jobs[job.id] and (job.status == "running" or job.status == "queued") then
+        ui.interrupt(job)
+      end
+    end
+  end
+  return false
+end
+
 -- Returns the channel, starting the host if needed; nil and an error text when it cannot.
 function M.ensure()
   if state.chan then
@@ -165,8 +187,11 @@ function M.ensure()
     return nil, ("toolhost binary not found; run `make` in %s"):format(M.plugin_root())
   end
   local dirs = M.dirs()
+  started = started + 1
+  local instance = tostring(started)
   local cmd = {
     bin, "--stdio",
+    "--instance", instance,
     "--state-dir", dirs.state,
     "--cache-dir", dirs.cache,
     "--log-file", dirs.log,
@@ -182,7 +207,7 @@ function M.ensure()
       if state.job ~= job then
         return -- a host stopped by restart(): the current state belongs to its successor
       end
-      state.chan, state.job, state.attached, state.proc = nil, nil, {}, { pgids = {} }
+      state.chan, state.job, state.instance, state.attached, state.proc = nil, nil, nil, {}, { pgids = {} }
       fail_pending("toolhost exited")
       require("toolhost.reply").unwatch_all()
       if code ~= 0 and not proc.stopping then
@@ -193,7 +218,7 @@ function M.ensure()
   if job <= 0 then
     return nil, "cannot start " .. bin
   end
-  state.job, state.chan, state.proc = job, job, proc
+  state.job, state.chan, state.instance, state.proc = job, job, instance, proc
   if replaced_pid then
     -- Before setup, whose job list must already say `interrupted` for them.
     vim.rpcnotify(job, "jobs.interrupt_host", { pid = replaced_pid })
@@ -319,7 +344,7 @@ function M.restart()
   end
   M.stop()
   mark_interrupted(state.proc)
-  state.chan, state.job, state.attached, state.proc = nil, nil, {}, { pgids = {} }
+  state.chan, state.job, state.instance, state.attached, state.proc = nil, nil, nil, {}, { pgids = {} }
   fail_pending("toolhost restarted")
   return buffers
 end

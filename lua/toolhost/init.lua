@@ -65,8 +65,7 @@ function M.attach(buf)
   if host.is_attached(buf) then
     return true
   end
-  local root = config.options.root or vim.fn.getcwd()
-  if not host.attach(buf, root) then
+  if not host.attach(buf, config.root()) then
     return false
   end
   set_keymaps(buf)
@@ -212,11 +211,14 @@ function M.cancel(id, opts)
   end
 end
 
--- The jobs this Neovim knows of (from the host's batches), newest first.
+-- The jobs this Neovim knows of (from the host's batches), newest first: this project's (of
+-- its root), or with `filter.all` every project's; `filter.status` keeps one status.
 function M.jobs(filter)
+  filter = filter or {}
+  local mine = not filter.all and require("toolhost.jobs_view").in_project(config.root())
   local list = {}
   for _, job in pairs(require("toolhost.ui").jobs) do
-    if not filter or not filter.status or filter.status == job.status then
+    if (not filter.status or filter.status == job.status) and (not mine or mine(job)) then
       list[#list + 1] = job
     end
   end

@@ -1,12 +1,33 @@
--- :ToolJobs: a window listing the host's jobs, history included, newest first.
+-- :ToolJobs: a window listing the host's jobs of this project (:ToolJobs!: of every project),
+-- history included, newest first.
 -- <CR> opens a job's output, `c` cancels it, `r` re-runs it, `q` closes the window.
 local host = require("toolhost.host")
 local fmt = require("toolhost.format")
+local config = require("toolhost.config")
 
 local M = {}
 local api = vim.api
+local uv = vim.uv or vim.loop
 
-local view = { buf = nil, ids = {} } -- ids: row (1-based) -> job id
+-- ids: row (1-based) -> job id; all: every project's jobs, else those of config.root()
+local view = { buf = nil, ids = {}, all = false }
+
+-- Whether `dir` is `root` or a directory under it.
+local function inside(dir, root)
+  if type(dir) ~= "string" or root == "" or dir:sub(1, #root) ~= root then
+    return false
+  end
+  return #dir == #root or root:sub(-1) == "/" or dir:sub(#root + 1, #root + 1) == "/"
+end
+
+-- A test of whether a job is one of project `root`'s: it ran there or in a directory under it
+-- (a refused or rejected call records the root). The host's jobs.list { root } keeps the same.
+function M.in_project(root)
+  local resolved = uv.fs_realpath(root) or root
+  return function(job)
+    return inside(job.cwd, root) or inside(job.cwd, resolved)
+  end
+end
 
 local kHeader = 2 -- title line and column names
 
@@ -22,8 +43,8 @@ local function render(err, result)
   if err then
     lines = { "toolhost: " .. tostring(err) }
   else
-    lines[1] = ("toolhost jobs: %d total, %d running, %d queued   <CR> output  c cancel  r re-run  q close")
-      :format(result.total or 0, result.running or 0, result.queued or 0)
+    lines[1] = ("toolhost jobs: %d total, %d running, %d queued (%s)   <CR> output  c cancel  r re-run  q close")
+      :format(result.total or 0, result.running or 0, result.queued or 0, view.all and "all projects" or view.root)
     lines[2] = ("%-8s %-22s %-11s %8s %-9s %s"):format("ID", "TOOL", "STATUS", "TIME", "EXIT", "COMMAND")
     for _, job in ipairs(result.jobs or {}) do
       lines[#lines + 1] = ("%-8s %-22s %-11s %8s %-9s %s"):format(
@@ -40,7 +61,7 @@ end
 
 function M.refresh()
   if valid() then
-    host.call("jobs.list", { limit = 500 }, render)
+    host.call("jobs.list", { limit = 500, root = not view.all and view.root or nil }, render)
   end
 end
 
@@ -65,7 +86,10 @@ local function after_refresh(err)
   M.refresh()
 end
 
-function M.open()
+-- `opts.all`: the jobs of every project (:ToolJobs!), else of this one (config.root()).
+function M.open(opts)
+  view.all = opts ~= nil and opts.all == true
+  view.root = config.root()
   if valid() then
     local win = vim.fn.bufwinid(view.buf)
     if win ~= -1 then

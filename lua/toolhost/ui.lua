@@ -180,7 +180,11 @@ end
 -- Applies a list of batches (the host sends those that came while Neovim applied the previous
 -- list together); a list that arrives while another is applied (an event handler that waits
 -- on the host, say) is applied after it, in order.
-function M.apply_all(batches)
+function M.apply_all(batches, instance)
+  -- The host names itself: a dead host's last batches are not applied.
+  if instance and not require("toolhost.host").accepts_batches(instance, batches) then
+    return { dropped = true }
+  end
   if applying then
     vim.list_extend(queue, batches)
     return { queued = true }

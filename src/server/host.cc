@@ -25,8 +25,11 @@ jobs::EngineOptions engine_options(const HostOptions& host) {
 }
 
 // ui.apply_all applies a list of batches (several when Neovim was busy with the previous list)
-// and returns what became of each rewrite; the host only logs it for now.
-constexpr const char* kApplyBatches = "return require('toolhost.ui').apply_all(...)";
+// and returns what became of each rewrite; the host only logs it for now. The batches name
+// their host: Lua drops those that a host sent just before it died.
+std::string apply_batches_code(const std::string& instance) {
+  return "return require('toolhost.ui').apply_all(..., " + nlohmann::json(instance).dump() + ")";
+}
 // The answer to a `toolhost.call`: (token, error or nil, result or nil).
 constexpr const char* kResolveCall = "require('toolhost.host').resolve(...)";
 
@@ -151,7 +154,8 @@ void Host::answer(const nlohmann::json& raw) {
 Host::Reply Host::ping(const nlohmann::json&) {
   return nlohmann::json{{"version", options_.version},
                         {"pid", static_cast<int64_t>(uv_os_getpid())},
-                        {"api_level", info_.api_level}};
+                        {"api_level", info_.api_level},
+                        {"sessions", sessions_.size()}};
 }
 
 Host::Reply Host::setup(const nlohmann::json& args) {
@@ -379,11 +383,15 @@ void Host::update_ticker() {
 }
 
 void Host::send_batch(nlohmann::json batch) {
+  // A session detached while a job ran leaves once its jobs have ended (outside its code here).
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    it = it->second->detached() && !it->second->has_active() ? sessions_.erase(it) : ++it;
+  }
   // A stopping host writes nothing more into the buffers: whoever stopped it (Neovim quitting,
   // :ToolhostRestart, a signal) leaves the calls it was running to Lua, which marks them
   // `interrupted` (as the jobs end here), so no call gets a second result.
   if (stopping_) return;
-  api_.exec_lua_batched(kApplyBatches, std::move(batch),
+  api_.exec_lua_batched(apply_batches_code(options_.instance), std::move(batch),
                         [](const std::string& error, const nlohmann::json& result) {
                           if (!error.empty()) {
                             return log::error("applying feedback failed: " + error);

@@ -26,6 +26,7 @@ struct HostOptions {
   std::string version;
   std::string state_dir;
   std::string cache_dir;
+  std::string instance;  // how Lua knows this host's batches from a dead one's
 };
 
 class Host {

@@ -1,6 +1,7 @@
 #include "server/job_methods.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "jobs/job_json.h"
 #include "server/args.h"
@@ -27,6 +28,26 @@ core::Result<const jobs::JobInfo*> existing(const jobs::Engine& engine, Args& ar
   return job;
 }
 
+// Whether `dir` is `root` or a directory under it.
+bool inside(const std::string& dir, const std::string& root) {
+  if (root.empty() || dir.compare(0, root.size(), root) != 0) return false;
+  return dir.size() == root.size() || root.back() == '/' || dir[root.size()] == '/';
+}
+
+// The jobs of project `root` (a job's cwd is the root, or a directory under it for a `cwd`
+// parameter, resolved), at most `limit` of them.
+void keep_project(jobs::JobList& list, const std::string& root, size_t limit) {
+  std::error_code ec;
+  std::string resolved = std::filesystem::weakly_canonical(root, ec).string();
+  if (ec) resolved = root;
+  auto other = [&](const jobs::JobInfo* job) {
+    return !inside(job->spec.cwd, root) && !inside(job->spec.cwd, resolved);
+  };
+  list.jobs.erase(std::remove_if(list.jobs.begin(), list.jobs.end(), other), list.jobs.end());
+  list.total = list.jobs.size();
+  if (limit && list.jobs.size() > limit) list.jobs.resize(limit);
+}
+
 }  // namespace
 
 Reply jobs_list(jobs::Engine& engine, const nlohmann::json& raw) {
@@ -34,6 +55,7 @@ Reply jobs_list(jobs::Engine& engine, const nlohmann::json& raw) {
   Args args(raw);
   jobs::JobQuery query;
   query.limit = args.count_or("limit", 0);
+  std::string root = args.string_or("root", "");
   if (!args.ok()) return core::error(args.error());
   if (args.has("status")) {
     const nlohmann::json& status = args.raw()["status"];
@@ -43,7 +65,12 @@ Reply jobs_list(jobs::Engine& engine, const nlohmann::json& raw) {
       query.statuses.insert(*parsed);
     }
   }
-  return jobs::list_to_json(engine.jobs(query));
+  if (root.empty()) return jobs::list_to_json(engine.jobs(query));
+  const size_t limit = query.limit;
+  query.limit = 0;  // counted after the project's are kept
+  jobs::JobList list = engine.jobs(query);
+  keep_project(list, root, limit);
+  return jobs::list_to_json(list);
 }
 
 Reply jobs_get(jobs::Engine& engine, const nlohmann::json& raw) {

@@ -13,7 +13,8 @@ namespace toolhost::server {
 
 using Reply = core::Result<nlohmann::json>;
 
-// {status?: name or list of names, limit?} -> {jobs, total, running, queued}
+// {status?: name or list of names, root?, limit?} -> {jobs, total, running, queued}; with
+// `root`, only the jobs of that project: those that ran in it or in a directory under it.
 Reply jobs_list(jobs::Engine& engine, const nlohmann::json& args);
 // {id} -> the job
 Reply jobs_get(jobs::Engine& engine, const nlohmann::json& args);

@@ -21,6 +21,9 @@
 
 namespace toolhost::session {
 
+// The data of ToolhostJobStarted / ToolhostJobFinished (SPEC 8).
+nlohmann::json job_event_data(const jobs::JobInfo& job, int64_t buf);
+
 // What a session shares with the others; it reaches Neovim only through `feedback`.
 struct Context {
   Feedback& feedback;
@@ -111,6 +114,9 @@ class Session {
     OutputTail tail;
     bool stream_dirty = false;
     Origin origin = Origin::User;
+    // The chain reached it while it ran (the user or :ToolRunAll started it): the chain goes
+    // on, or stops, when it ends, as after a call of its own.
+    bool chain_waits = false;
     std::optional<parse::ResultRef> replaces;  // a re-run: the old result block goes
   };
 
@@ -138,8 +144,9 @@ class Session {
   void hold(const parse::ToolCall& call, const std::string& reason);
   void release(const std::string& call_id);
   void pump_run_all();
-  // After a job of the last assistant message ended (or a call was rejected).
-  void after_handled(const std::string& call_id, core::Status status, Origin origin);
+  // After a job of the last assistant message ended (or a call was rejected); `chained`: the
+  // chain started it or waited for it.
+  void after_handled(const std::string& call_id, core::Status status, bool chained, Origin origin);
   void maybe_all_done();
   std::string approval_hint(const std::string& tool) const;
   void finish_refused(const parse::ToolCall& call, const std::string& reason, Origin origin);
@@ -149,6 +156,7 @@ class Session {
   void show_history(const parse::ToolCall& call);
   void take(const parse::ParseDelta& delta);                // into unsynced_
   std::vector<std::string> rows(int first, int end) const;  // of the mirror, clamped
+  // --- results (session_results.cc) ---
   // Rewrites the block to its executed form with the result block under it.
   void write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
                     const jobs::JobInfo& job, std::vector<std::string> body,

@@ -1,5 +1,5 @@
 // The agent loop of a chat buffer (SPEC 4): approvals, rejections, :ToolRunAll, the auto-run
-// chain and ToolhostAllDone. The rest of Session (mirror, jobs, results) is in session.cc.
+// chain and ToolhostAllDone. The rest of Session: session.cc (mirror, jobs), session_results.cc.
 #include <algorithm>
 
 #include "base/log.h"
@@ -114,7 +114,11 @@ void Session::reply_complete(bool idle, int first_row) {
 void Session::continue_chain() {
   if (!chain_ || detached_) return;
   for (const parse::ToolCall* call : reply_calls()) {
-    if (active_.count(call->id)) return;  // one at a time, in order
+    if (auto running = active_.find(call->id); running != active_.end()) {
+      // One at a time, in order: whoever started it, the chain goes on after it.
+      running->second.chain_waits = true;
+      return;
+    }
     if (!pending(*call)) continue;
     if (std::find(awaiting_.begin(), awaiting_.end(), call->id) != awaiting_.end()) return;
     tools::Approval approval = tools::auto_accept(*call, ctx_.config, root_);
@@ -143,11 +147,12 @@ void Session::continue_chain() {
   maybe_all_done();
 }
 
-void Session::after_handled(const std::string& call_id, core::Status status, Origin origin) {
+void Session::after_handled(const std::string& call_id, core::Status status, bool chained,
+                            Origin origin) {
   bool in_reply = false;
   for (const parse::ToolCall* call : reply_calls()) in_reply = in_reply || call->id == call_id;
   if (in_reply) handled_ = true;
-  if (origin == Origin::Chain) {
+  if (chained && chain_) {
     // A failure, rejection or cancel stops the chain (SPEC 4).
     if (status == core::Status::Succeeded) {
       continue_chain();
@@ -193,6 +198,7 @@ void Session::reject_at(int row, const std::string& reason) {
   spec.call_id = call->id;
   spec.params = call->params;
   spec.buffer_name = name_;
+  spec.cwd = root_;  // it ran nowhere; its project lists it (jobs.list { root })
   const parse::ToolCall rejected = *call;
   const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason, core::Status::Rejected);
   std::vector<std::string> body = {"The user declined to run this tool call."};
@@ -201,7 +207,7 @@ void Session::reject_at(int row, const std::string& reason) {
   write_result(rejected, block, job, std::move(body), "✗ " + rejected.tool + ": rejected");
   ctx_.feedback.job(job_entry(job, buf_));
   announce_finished(job);
-  after_handled(rejected.id, core::Status::Rejected, held ? Origin::Chain : Origin::User);
+  after_handled(rejected.id, core::Status::Rejected, held, Origin::User);
 }
 
 nlohmann::json Session::run_all_plan() const {

@@ -83,6 +83,35 @@ TEST(BufferLifecycle, WipedWhileJobsRunNoCrashJobsFinishIntoHistoryNoErrors) {
                   .get<bool>());
 }
 
+// The host's sessions (toolhost.ping).
+int sessions(NvimHarness& nvim) {
+  return nvim
+      .lua(
+          "return vim.rpcrequest(require('toolhost.host').channel(), 'toolhost.ping')"
+          ".sessions")
+      .get<int>();
+}
+
+// Regression (issue #28): a buffer detached while its job ran kept its session in the host's
+// map for good; it leaves once the job has ended (into history).
+TEST(BufferLifecycle, DetachedWhileItsJobRunsTheSessionLeavesWhenTheJobEnds) {
+  NvimHarness nvim;
+  keep_notifications(nvim);
+  std::string job;
+  run_first(nvim, "detached.chat.md", {gated("one")}, &job);
+  EXPECT_EQ(sessions(nvim), 1);
+  nvim.command("ToolDetach");
+  EXPECT_EQ(sessions(nvim), 1);  // it finishes the job
+  release(nvim);
+  json done = wait_event(nvim, "ToolhostJobFinished");
+  EXPECT_EQ(done["id"], job);
+  EXPECT_EQ(done["status"], "succeeded");
+  EXPECT_EQ(sessions(nvim), 0);
+  nvim.command("ToolAttach");
+  EXPECT_EQ(sessions(nvim), 1);
+  EXPECT_EQ(nvim.lua("return _G.notified"), json::array());
+}
+
 TEST(BufferLifecycle, ReloadedWithEditBangTheResultStillLands) {
   NvimHarness nvim;
   keep_notifications(nvim);

@@ -1,11 +1,11 @@
 // :checkhealth toolhost and the launcher's error paths, on a real Neovim.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-
-#include <fcntl.h>
-#include <sys/stat.h>
 
 #include "e2e/nvim_harness.h"
 
@@ -27,7 +27,8 @@ std::string checkhealth(NvimHarness& nvim) {
 
 // Points the plugin at `binary` (setup() again, as a user would).
 void use_binary(NvimHarness& nvim, const std::string& binary) {
-  EXPECT_EQ(nvim.lua("return require('toolhost').setup({ binary = ... })", json::array({binary})), true);
+  EXPECT_EQ(nvim.lua("return require('toolhost').setup({ binary = ... })", json::array({binary})),
+            true);
 }
 
 TEST(Health, ReportsBinaryHostAndFeatures) {
@@ -52,10 +53,41 @@ TEST(Health, BinaryOlderThanTheSourcesAsksForMake) {
   use_binary(nvim, old_binary);
 
   std::string report = checkhealth(nvim);
-  EXPECT_NE(report.find("WARNING: binary is older than the plugin's sources ("), std::string::npos) << report;
+  EXPECT_NE(report.find("WARNING: binary is older than the plugin's sources ("), std::string::npos)
+      << report;
   EXPECT_NE(report.find("run `make` in " TOOLHOST_SOURCE_DIR "\n"), std::string::npos) << report;
-  EXPECT_NE(report.find("the `binary` option points at " + old_binary), std::string::npos) << report;
+  EXPECT_NE(report.find("the `binary` option points at " + old_binary), std::string::npos)
+      << report;
   EXPECT_NE(report.find("OK: host answers"), std::string::npos) << report;
+}
+
+// SPEC 11: `vim.uv or vim.loop` (vim.loop is deprecated since 0.10). With a vim.uv, as on
+// 0.10+, the check must not touch vim.loop (it did, to find the newest source file).
+TEST(Health, UsesVimUvWhereThereIsOne) {
+  NvimHarness nvim;
+  json used = nvim.lua(R"(
+    local loop, uv = vim.loop, vim.uv
+    local loop_used, uv_used = {}, {}
+    local function recording(used)
+      return setmetatable({}, { __index = function(_, key)
+        local source = debug.getinfo(2, "S").source
+        if source:find("/lua/toolhost/", 1, true) then
+          used[key] = true
+        end
+        return loop[key]
+      end })
+    end
+    vim.uv, vim.loop = recording(uv_used), recording(loop_used)
+    package.loaded["toolhost.health"] = nil
+    local ok, err = pcall(vim.cmd, "checkhealth toolhost")
+    vim.uv, vim.loop = uv, loop
+    package.loaded["toolhost.health"] = nil
+    return { ok = ok, err = tostring(err), loop = vim.tbl_keys(loop_used), uv = vim.tbl_keys(uv_used) }
+  )");
+  EXPECT_EQ(used["ok"], true) << used["err"];
+  EXPECT_EQ(used["loop"], json::array()) << used.dump();
+  EXPECT_NE(std::find(used["uv"].begin(), used["uv"].end(), "fs_stat"), used["uv"].end())
+      << used.dump();
 }
 
 TEST(Health, BinaryOfAnotherVersionAsksForMake) {
@@ -114,9 +146,11 @@ TEST(Health, MissingBinaryIsAClearError) {
 TEST(Health, SetupRejectsUnknownAndInvalidOptions) {
   NvimHarness nvim;
   EXPECT_EQ(nvim.lua("return require('toolhost.config').validate({ no_such = 1 }) == nil"), true);
-  json bad = nvim.lua("return { select(2, require('toolhost.config').validate({ timeout_ms = 'x' })) }");
+  json bad =
+      nvim.lua("return { select(2, require('toolhost.config').validate({ timeout_ms = 'x' })) }");
   EXPECT_NE(bad[0].get<std::string>().find("timeout_ms"), std::string::npos) << bad;
-  json unknown = nvim.lua("return { select(2, require('toolhost.config').validate({ no_such = 1 })) }");
+  json unknown =
+      nvim.lua("return { select(2, require('toolhost.config').validate({ no_such = 1 })) }");
   EXPECT_EQ(unknown[0], "unknown option `no_such`");
 }
 

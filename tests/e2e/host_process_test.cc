@@ -244,7 +244,7 @@ void forward_stream_text(NvimHarness& nvim, const std::string& text) {
     local chan, text = ...
     local ui = require("toolhost.ui")
     local apply_all = ui.apply_all  -- what the host calls, with the batches that came together
-    ui.apply_all = function(batches)
+    ui.apply_all = function(batches, ...)
       for _, batch in ipairs(batches) do
         for _, entry in ipairs(batch.buffers or {}) do
           for _, s in ipairs(entry.stream or {}) do
@@ -254,7 +254,7 @@ void forward_stream_text(NvimHarness& nvim, const std::string& text) {
           end
         end
       end
-      return apply_all(batches)
+      return apply_all(batches, ...)
     end
   )",
            json::array({nvim.channel(), text}));

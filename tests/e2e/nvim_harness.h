@@ -3,14 +3,14 @@
 // client) with the plugin loaded from this checkout. Every wait runs the event loop until
 // the awaited message arrives; the deadline only turns a hang into a test failure.
 
+#include <uv.h>
+
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <uv.h>
 
 #include "rpc/peer.h"
 
@@ -19,15 +19,19 @@ namespace toolhost::e2e {
 class NvimHarness {
  public:
   // Starts Neovim with XDG dirs under a fresh temporary directory, loads the plugin and
-  // calls setup() with `setup_opts` merged over the test defaults (auto_run = false). With `share_dirs`, its XDG
-  // dirs are those of that (longer-lived) instance: two Neovims sharing toolhost's state dir.
+  // calls setup() with `setup_opts` merged over the test defaults (auto_run = false). With
+  // `share_dirs`, its XDG dirs are those of that (longer-lived) instance: two Neovims sharing
+  // toolhost's state dir.
   explicit NvimHarness(const nlohmann::json& setup_opts = nlohmann::json::object(),
                        const NvimHarness* share_dirs = nullptr);
   ~NvimHarness();
 
-  // Synchronous from the test's point of view; throws on an error response or timeout.
-  nlohmann::json request(const std::string& method, const nlohmann::json& params);
-  nlohmann::json lua(const std::string& code, const nlohmann::json& args = nlohmann::json::array());
+  // Synchronous from the test's point of view; throws on an error response or when no answer
+  // came within `deadline` (an answer that comes later is dropped).
+  nlohmann::json request(const std::string& method, const nlohmann::json& params,
+                         std::chrono::milliseconds deadline = std::chrono::seconds(20));
+  nlohmann::json lua(const std::string& code, const nlohmann::json& args = nlohmann::json::array(),
+                     std::chrono::milliseconds deadline = std::chrono::seconds(20));
   void command(const std::string& cmd);
 
   // Waits for a notification `method` sent by Neovim (e.g. from an autocmd that calls

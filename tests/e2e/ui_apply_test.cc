@@ -162,15 +162,15 @@ TEST_F(UiApply, ExtmarkFollowsTheBlockThroughEdits) {
 // `all_jobs` replaces the job mirror wholesale before the same batch's `jobs` entries update
 // single records; a job keeps the buffer this Neovim knew for it.
 TEST_F(UiApply, AllJobsReplacesTheJobMirrorBeforeSingleUpdates) {
-  apply(json::object(), {{"jobs", json::array({{{"id", "th-1"}, {"status", "running"}, {"buf", buf_}},
-                                               {{"id", "th-9"}, {"status", "running"}}})}});
   apply(json::object(),
-        {{"all_jobs", json::array({{{"id", "th-1"}, {"status", "interrupted"}},
-                                   {{"id", "th-2"}, {"status", "succeeded"}}})},
-         {"jobs", json::array({{{"id", "th-2"}, {"status", "failed"}}})}});
+        {{"jobs", json::array({{{"id", "th-1"}, {"status", "running"}, {"buf", buf_}},
+                               {{"id", "th-9"}, {"status", "running"}}})}});
+  apply(json::object(), {{"all_jobs", json::array({{{"id", "th-1"}, {"status", "interrupted"}},
+                                                   {{"id", "th-2"}, {"status", "succeeded"}}})},
+                         {"jobs", json::array({{{"id", "th-2"}, {"status", "failed"}}})}});
   json jobs = nvim_.lua(R"(
     return vim.tbl_map(function(j) return { j.id, j.status, j.buf or vim.NIL } end,
-                       require("toolhost").jobs())
+                       require("toolhost").jobs({ all = true }))
   )");
   EXPECT_EQ(jobs, json::parse(R"([["th-2", "failed", null], ["th-1", "interrupted", )" +
                               std::to_string(buf_) + "]]"));
