@@ -1,11 +1,13 @@
 -- Applies the host's feedback batches: extmarks, diagnostics, streamed output, block
--- rewrites, job states and User events. The host calls apply() once per batch through
--- nvim_exec_lua, so the conflict check and the write happen in one call (SPEC 5).
+-- rewrites, job states and User events. The host sends lists of batches through
+-- nvim_exec_lua; each rewrite's conflict check and write happen in one step (SPEC 5), and a
+-- list is applied in slices with Neovim's loop in between (slices.lua).
 local M = {}
 
 local api = vim.api
 local blocks = require("toolhost.blocks")
 local rewrite = require("toolhost.rewrite")
+local slices = require("toolhost.slices")
 local ns = blocks.namespace
 M.namespace = ns
 
@@ -26,24 +28,45 @@ function M.on_submitted(id, callback)
 end
 
 
--- While a list of batches is applied: buf -> state of the buffers whose diagnostics are set
--- once, after all of them (vim.diagnostic.set costs as much as the buffer has diagnostics).
-local deferred = nil
+-- Fires `User {name}` with `data` (0.8+: in the autocmd's data; every version: g:toolhost_event).
+local function fire(name, data)
+  -- No handler, nothing to do: ToolhostJobOutput comes ten times a second for each running job.
+  if vim.fn.exists("#User#" .. name) == 0 then
+    return
+  end
+  vim.g.toolhost_event = data
+  local opts = { pattern = name, modeline = false }
+  if features.has_autocmd_data then
+    opts.data = data
+  end
+  pcall(api.nvim_exec_autocmds, "User", opts)
+end
 
-local function apply_buffer(entry, results)
+M.fire = fire
+
+-- A list of batches is applied as steps (slices.lua runs them in slices): per buffer entry, its
+-- state (marks, diagnostics, errors; cheap), then each rewrite and each stream; per batch, its
+-- jobs and callbacks; at the end, the diagnostics of every buffer the list touched, once
+-- (vim.diagnostic.set costs as much as the buffer has diagnostics), then the events, so that
+-- a handler sees every change the list made. `list`: { results, events, dirty = buf -> state,
+-- hidden = buf -> true }.
+
+local function gone(buf, edit, list)
+  list.results[#list.results + 1] = { buf = buf, key = edit.key, job = edit.job, status = "gone" }
+end
+
+local function buffer_state(entry, list)
   local buf = entry.buf
   if not api.nvim_buf_is_valid(buf) then
     blocks.drop(buf)
-    for _, edit in ipairs(entry.edits or {}) do
-      results[#results + 1] = { buf = buf, key = edit.key, job = edit.job, status = "gone" }
-    end
-    return
+    return nil
   end
   local st = state(buf)
   -- A streaming tick (new last lines, nothing else) leaves the diagnostics as they are:
   -- vim.diagnostic.set would cost a millisecond of Neovim's time ten times a second per buffer.
-  local changed = entry.forget or entry.marks or entry.diags or entry.errors or entry.edits
-    or #st.waiting > 0
+  if entry.forget or entry.marks or entry.diags or entry.errors or entry.edits or #st.waiting > 0 then
+    list.dirty[buf] = st
+  end
   for _, key in ipairs(entry.forget or {}) do
     forget(buf, st, key)
   end
@@ -66,46 +89,38 @@ local function apply_buffer(entry, results)
       M.ask(buf, prompt)
     end)
   end
-  for _, edit in ipairs(entry.edits or {}) do
+  return st
+end
+
+-- Tries `edit` (nil: only the rewrites already waiting, retried with each batch) after those
+-- that wait before it, in order.
+local function write(buf, edit, list)
+  if not api.nvim_buf_is_valid(buf) then
+    blocks.drop(buf)
+    return edit and gone(buf, edit, list)
+  end
+  local st = state(buf)
+  if edit then
     st.waiting[#st.waiting + 1] = edit
   end
   -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
   -- diagnostic it shows there: with one per call, each result written would cost as many
   -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
   -- the refresh that ends the list.
-  if deferred and not deferred[buf] and #st.waiting > 0 then
+  if not list.hidden[buf] then
+    list.hidden[buf] = true
     vim.diagnostic.hide(ns, buf)
   end
-  run_edits(buf, st, results)
-  for _, s in ipairs(entry.stream or {}) do
+  list.dirty[buf] = st
+  run_edits(buf, st, list.results)
+end
+
+local function stream(buf, s)
+  local st = api.nvim_buf_is_valid(buf) and blocks.get(buf)
+  if st then
     set_stream(buf, st, s.key, s.lines)
   end
-  if not changed then
-    return
-  elseif deferred then
-    deferred[buf] = st
-  else
-    refresh_diagnostics(buf, st)
-  end
 end
-
--- Fires `User {name}` with `data` (0.8+: in the autocmd's data; every version: g:toolhost_event).
-local function fire(name, data)
-  -- No handler, nothing to do: ToolhostJobOutput comes ten times a second for each running job.
-  if vim.fn.exists("#User#" .. name) == 0 then
-    return
-  end
-  vim.g.toolhost_event = data
-  local opts = { pattern = name, modeline = false }
-  if features.has_autocmd_data then
-    opts.data = data
-  end
-  pcall(api.nvim_exec_autocmds, "User", opts)
-end
-
-M.fire = fire
-
-local applying, queue = false, {}
 
 -- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
 -- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
@@ -124,15 +139,7 @@ local function replace_jobs(all)
   M.jobs = jobs
 end
 
--- A batch's changes; its events go to `events`, fired once the whole list is applied.
-local function apply_one(batch, events)
-  local results = {}
-  if batch.all_jobs then
-    replace_jobs(batch.all_jobs)
-  end
-  for _, entry in ipairs(batch.buffers or {}) do
-    apply_buffer(entry, results)
-  end
+local function update_jobs(batch, list)
   local host = require("toolhost.host")
   for _, job in ipairs(batch.jobs or {}) do
     M.job_host[job.id] = host.current() -- only the current host sends batches
@@ -152,52 +159,117 @@ local function apply_one(batch, events)
   for _, n in ipairs(batch.notify or {}) do
     vim.notify(n.message, vim.log.levels[(n.level or "info"):upper()] or vim.log.levels.INFO)
   end
-  vim.list_extend(events, batch.events or {})
-  return results
+  vim.list_extend(list.events, batch.events or {})
 end
 
--- Batches in order; then the diagnostics of the buffers they touched, once; then their
--- events, so that a handler sees every change the list made.
-local function apply_list(batches)
-  local results, events = {}, {}
-  deferred = {}
-  for _, batch in ipairs(batches) do
-    vim.list_extend(results, apply_one(batch, events))
-  end
-  local dirty = deferred
-  deferred = nil
-  for buf, st in pairs(dirty) do
-    if api.nvim_buf_is_valid(buf) then
-      refresh_diagnostics(buf, st)
+local function buffer_steps(steps, entry, list)
+  local buf = entry.buf
+  local alive = false -- whether the buffer was there at the entry's first step
+  steps[#steps + 1] = function()
+    local st = buffer_state(entry, list)
+    alive = st ~= nil
+    if not st then
+      for _, edit in ipairs(entry.edits or {}) do
+        gone(buf, edit, list)
+      end
+    elseif not entry.edits and #st.waiting > 0 then
+      write(buf, nil, list)
     end
   end
-  for _, e in ipairs(events) do
-    fire(e.name, e.data)
+  for _, edit in ipairs(entry.edits or {}) do
+    steps[#steps + 1] = function()
+      if alive then
+        write(buf, edit, list)
+      end
+    end
   end
-  return results
+  for _, s in ipairs(entry.stream or {}) do
+    steps[#steps + 1] = function()
+      stream(buf, s)
+    end
+  end
 end
 
+-- The last steps: each touched buffer's diagnostics, then each event.
+local function finish_steps(steps, list)
+  for buf, st in pairs(list.dirty) do
+    steps[#steps + 1] = function()
+      if api.nvim_buf_is_valid(buf) then
+        refresh_diagnostics(buf, st)
+      end
+    end
+  end
+  for _, e in ipairs(list.events) do
+    steps[#steps + 1] = function()
+      fire(e.name, e.data)
+    end
+  end
+end
+
+local function list_steps(batches, list)
+  local steps = {}
+  for _, batch in ipairs(batches) do
+    if batch.all_jobs then
+      steps[#steps + 1] = function()
+        replace_jobs(batch.all_jobs)
+      end
+    end
+    for _, entry in ipairs(batch.buffers or {}) do
+      buffer_steps(steps, entry, list)
+    end
+    steps[#steps + 1] = function()
+      update_jobs(batch, list)
+    end
+  end
+  steps[#steps + 1] = function()
+    finish_steps(steps, list)
+  end
+  return steps
+end
+
+-- Called with the batches of each list once it is applied (tests watch with it).
+M.after_list = nil
+
 -- Applies a list of batches (the host sends those that came while Neovim applied the previous
--- list together); a list that arrives while another is applied (an event handler that waits
--- on the host, say) is applied after it, in order.
-function M.apply_all(batches)
-  if applying then
-    vim.list_extend(queue, batches)
-    return { queued = true }
+-- list together), after the lists queued before it. `from_host`: in slices with Neovim's loop
+-- in between; when the list is not done before this returns, the answer is `{ pending = true }`
+-- and the results go to the host in a `toolhost.applied` notification once the last slice is
+-- done, and only then does it send its next list. Any other caller gets the whole list applied
+-- now, unless lists are queued (an event handler of a list applying another): then it is
+-- applied after them and the answer is `{ pending = true }`.
+function M.apply_all(batches, from_host)
+  local host = require("toolhost.host")
+  local proc, chan = host.current(), from_host and host.channel() or nil
+  local list = { results = {}, events = {}, dirty = {}, hidden = {} }
+  local work = { steps = list_steps(batches, list) }
+  -- A list of a host that is gone (stopped, restarted, dead) stops where it is: that host's
+  -- calls were marked interrupted when it went, and get no second result.
+  work.dropped = function()
+    return from_host and host.current() ~= proc
   end
-  applying = true
-  local ok, results = pcall(apply_list, batches)
-  while ok and #queue > 0 do
-    local next_list = queue
-    queue = {}
-    ok, results = pcall(apply_list, next_list)
+  work.done = function()
+    if work.was_dropped then
+      -- Diagnostics hidden while it wrote are shown again.
+      for buf in pairs(list.hidden) do
+        local st = blocks.get(buf)
+        if st and api.nvim_buf_is_valid(buf) then
+          refresh_diagnostics(buf, st)
+        end
+      end
+      return
+    end
+    if work.answered and chan then
+      pcall(vim.rpcnotify, chan, "toolhost.applied", { edits = list.results, errors = work.errors })
+    end
+    if M.after_list then
+      M.after_list(batches)
+    end
   end
-  deferred = nil
-  applying = false
-  if not ok then
-    error(results)
+  if slices.push(work, not from_host) then
+    return { edits = list.results, errors = work.errors }
   end
-  return { edits = results }
+  work.answered = true
+  return { pending = true }
 end
 
 -- One batch (as apply_all({ batch })).

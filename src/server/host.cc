@@ -24,8 +24,9 @@ jobs::EngineOptions engine_options(const HostOptions& host) {
 }
 
 // ui.apply_all applies a list of batches (several when Neovim was busy with the previous list)
-// and returns what became of each rewrite; the host only logs it for now.
-constexpr const char* kApplyBatches = "return require('toolhost.ui').apply_all(...)";
+// in slices, and says what became of each rewrite: in its answer, or in a `toolhost.applied`
+// notification when it answered {pending = true}; the host only logs it for now.
+constexpr const char* kApplyBatches = "return require('toolhost.ui').apply_all(..., true)";
 // The answer to a `toolhost.call`: (token, error or nil, result or nil).
 constexpr const char* kResolveCall = "require('toolhost.host').resolve(...)";
 
@@ -99,6 +100,9 @@ void Host::start() {
                         [this](const rpc::Message& message) { bridge(first_arg(message)); });
   peer_.on_notification("toolhost.done", [this](const rpc::Message& message) {
     lua_tools_.resolve(first_arg(message));
+  });
+  peer_.on_notification("toolhost.applied", [this](const rpc::Message& message) {
+    api_.batches_applied(first_arg(message));
   });
 }
 
@@ -380,13 +384,20 @@ void Host::send_batch(nlohmann::json batch) {
   // :ToolhostRestart, a signal) leaves the calls it was running to Lua, which marks them
   // `interrupted` (as the jobs end here), so no call gets a second result.
   if (stopping_) return;
-  api_.exec_lua_batched(kApplyBatches, std::move(batch),
-                        [](const std::string& error, const nlohmann::json& result) {
-                          if (!error.empty()) {
-                            return log::error("applying feedback failed: " + error);
-                          }
-                          log::debug("feedback applied: " + result.dump());
-                        });
+  api_.exec_lua_batched(
+      kApplyBatches, std::move(batch), [](const std::string& error, const nlohmann::json& result) {
+        if (!error.empty()) {
+          return log::error("applying feedback failed: " + error);
+        }
+        // A step that failed lost only itself (ui.lua).
+        const nlohmann::json none = nlohmann::json::array();
+        const nlohmann::json& errors = result.is_object() ? result.value("errors", none) : none;
+        if (errors.is_array() && !errors.empty()) {
+          log::error("applying feedback failed: " +
+                     errors.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        }
+        log::debug("feedback applied: " + result.dump());
+      });
 }
 
 void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
