@@ -12,8 +12,7 @@ local ns = blocks.namespace
 M.namespace = ns
 
 local features = require("toolhost.features")
-local state, mark_range, set_mark = blocks.state, blocks.mark_range, blocks.set_mark
-local set_stream, forget = blocks.set_stream, blocks.forget
+local mark_range, set_stream = blocks.mark_range, blocks.set_stream
 local refresh_diagnostics, run_edits = blocks.refresh_diagnostics, rewrite.run_edits
 
 -- toolhost's own writes (tools.lua's edits of loaded buffers too); reply.lua reads
@@ -45,82 +44,11 @@ end
 M.fire = fire
 
 -- A list of batches is applied as steps (slices.lua runs them in slices): per buffer entry, its
--- state (marks, diagnostics, errors; cheap), then each rewrite and each stream; per batch, its
--- jobs and callbacks; at the end, the diagnostics of every buffer the list touched, once
+-- state, then each rewrite and each stream (apply_buffer.lua); per batch, each job, then its
+-- callbacks; at the end, the diagnostics of every buffer the list touched, once
 -- (vim.diagnostic.set costs as much as the buffer has diagnostics), then the events, so that
 -- a handler sees every change the list made. `list`: { results, events, dirty = buf -> state,
 -- hidden = buf -> true }.
-
-local function gone(buf, edit, list)
-  list.results[#list.results + 1] = { buf = buf, key = edit.key, job = edit.job, status = "gone" }
-end
-
-local function buffer_state(entry, list)
-  local buf = entry.buf
-  if not api.nvim_buf_is_valid(buf) then
-    blocks.drop(buf)
-    return nil
-  end
-  local st = state(buf)
-  -- A streaming tick (new last lines, nothing else) leaves the diagnostics as they are:
-  -- vim.diagnostic.set would cost a millisecond of Neovim's time ten times a second per buffer.
-  if entry.forget or entry.marks or entry.diags or entry.errors or entry.edits or #st.waiting > 0 then
-    list.dirty[buf] = st
-  end
-  for _, key in ipairs(entry.forget or {}) do
-    forget(buf, st, key)
-  end
-  for _, m in ipairs(entry.marks or {}) do
-    if not st.marks[m.key] then
-      set_mark(buf, st, m.key, m.row, m.end_row)
-    end
-  end
-  for _, d in ipairs(entry.diags or {}) do
-    st.diags[d.key] = { row = d.row, severity = d.severity, message = d.message }
-  end
-  if entry.errors then
-    st.errors = entry.errors
-  end
-  if entry.awaiting then
-    st.awaiting = entry.awaiting
-  end
-  for _, prompt in ipairs(entry.prompts or {}) do
-    vim.schedule(function()
-      M.ask(buf, prompt)
-    end)
-  end
-  return st
-end
-
--- Tries `edit` (nil: only the rewrites already waiting, retried with each batch) after those
--- that wait before it, in order.
-local function write(buf, edit, list)
-  if not api.nvim_buf_is_valid(buf) then
-    blocks.drop(buf)
-    return edit and gone(buf, edit, list)
-  end
-  local st = state(buf)
-  if edit then
-    st.waiting[#st.waiting + 1] = edit
-  end
-  -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
-  -- diagnostic it shows there: with one per call, each result written would cost as many
-  -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
-  -- the refresh that ends the list.
-  if not list.hidden[buf] then
-    list.hidden[buf] = true
-    vim.diagnostic.hide(ns, buf)
-  end
-  list.dirty[buf] = st
-  run_edits(buf, st, list.results)
-end
-
-local function stream(buf, s)
-  local st = api.nvim_buf_is_valid(buf) and blocks.get(buf)
-  if st then
-    set_stream(buf, st, s.key, s.lines)
-  end
-end
 
 -- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
 -- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
@@ -139,13 +67,16 @@ local function replace_jobs(all)
   M.jobs = jobs
 end
 
-local function update_jobs(batch, list)
+-- One step per job: tracking a job's process group reads /proc/<pgid>/stat, which took up
+-- to 0.7 ms a job while eight floods were being exec'd on a loaded machine.
+local function update_job(job)
   local host = require("toolhost.host")
-  for _, job in ipairs(batch.jobs or {}) do
-    M.job_host[job.id] = host.current() -- only the current host sends batches
-    M.jobs[job.id] = job
-    host.track_pgid(job.pgid, job.status == "running")
-  end
+  M.job_host[job.id] = host.current() -- only the current host sends batches
+  M.jobs[job.id] = job
+  host.track_pgid(job.pgid, job.status == "running")
+end
+
+local function batch_callbacks(batch, list)
   for _, done in ipairs(batch.submitted or {}) do
     local callback = submitted[done.id]
     submitted[done.id] = nil
@@ -160,34 +91,6 @@ local function update_jobs(batch, list)
     vim.notify(n.message, vim.log.levels[(n.level or "info"):upper()] or vim.log.levels.INFO)
   end
   vim.list_extend(list.events, batch.events or {})
-end
-
-local function buffer_steps(steps, entry, list)
-  local buf = entry.buf
-  local alive = false -- whether the buffer was there at the entry's first step
-  steps[#steps + 1] = function()
-    local st = buffer_state(entry, list)
-    alive = st ~= nil
-    if not st then
-      for _, edit in ipairs(entry.edits or {}) do
-        gone(buf, edit, list)
-      end
-    elseif not entry.edits and #st.waiting > 0 then
-      write(buf, nil, list)
-    end
-  end
-  for _, edit in ipairs(entry.edits or {}) do
-    steps[#steps + 1] = function()
-      if alive then
-        write(buf, edit, list)
-      end
-    end
-  end
-  for _, s in ipairs(entry.stream or {}) do
-    steps[#steps + 1] = function()
-      stream(buf, s)
-    end
-  end
 end
 
 -- The last steps: each touched buffer's diagnostics, then each event.
@@ -206,6 +109,8 @@ local function finish_steps(steps, list)
   end
 end
 
+local buffer_steps = require("toolhost.apply_buffer").steps
+
 local function list_steps(batches, list)
   local steps = {}
   for _, batch in ipairs(batches) do
@@ -217,8 +122,13 @@ local function list_steps(batches, list)
     for _, entry in ipairs(batch.buffers or {}) do
       buffer_steps(steps, entry, list)
     end
+    for _, job in ipairs(batch.jobs or {}) do
+      steps[#steps + 1] = function()
+        update_job(job)
+      end
+    end
     steps[#steps + 1] = function()
-      update_jobs(batch, list)
+      batch_callbacks(batch, list)
     end
   end
   steps[#steps + 1] = function()
