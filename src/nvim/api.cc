@@ -20,12 +20,14 @@ ApiInfo parse_api_info(const nlohmann::json& result) {
 
 Api::Api(rpc::Peer& peer) : peer_(peer) {}
 
-void Api::call(const std::string& method, const nlohmann::json& params, Done<nlohmann::json> done) {
+void Api::call(const std::string& method, const nlohmann::json& params,
+               Done<nlohmann::json> done) {
   send_waiting_batches();
   send(method, params, std::move(done));
 }
 
-void Api::send(const std::string& method, const nlohmann::json& params, Done<nlohmann::json> done) {
+void Api::send(const std::string& method, const nlohmann::json& params,
+               Done<nlohmann::json> done) {
   peer_.request(method, params, [done = std::move(done)](const rpc::Response& response) {
     if (!done) return;
     if (!response.ok()) return done(response.error, nullptr);
@@ -66,7 +68,8 @@ void Api::buf_get_lines(int64_t buf, int64_t start, int64_t end,
        });
 }
 
-void Api::exec_lua(const std::string& code, const nlohmann::json& args, Done<nlohmann::json> done) {
+void Api::exec_lua(const std::string& code, const nlohmann::json& args,
+                   Done<nlohmann::json> done) {
   call("nvim_exec_lua", {code, args.is_null() ? nlohmann::json::array() : args}, std::move(done));
 }
 
@@ -111,30 +114,30 @@ void Api::batches_applied(const nlohmann::json& result) {
 
 void Api::on_lines(std::function<void(LinesEvent&)> handler) {
   // Decoded from msgpack directly: the initial event carries the whole buffer.
-  peer_.on_notification(
-      "nvim_buf_lines_event", [handler = std::move(handler)](const rpc::Message& message) {
-        const msgpack::object& params = message.params;
-        if (params.type != msgpack::type::ARRAY || params.via.array.size < 6) return;
-        const msgpack::object* p = params.via.array.ptr;
-        LinesEvent event;
-        event.buf = rpc::to_handle(p[0]).value_or(0);
-        event.changedtick = p[1].type == msgpack::type::NIL ? 0 : rpc::to_handle(p[1]).value_or(0);
-        event.first = rpc::to_handle(p[2]).value_or(0);
-        event.last = rpc::to_handle(p[3]).value_or(0);
-        if (p[4].type == msgpack::type::ARRAY) {
-          event.lines.reserve(p[4].via.array.size);
-          for (uint32_t i = 0; i < p[4].via.array.size; ++i) {
-            const msgpack::object& line = p[4].via.array.ptr[i];
-            if (line.type == msgpack::type::STR || line.type == msgpack::type::BIN) {
-              event.lines.emplace_back(line.via.str.ptr, line.via.str.size);
-            } else {
-              event.lines.emplace_back();
-            }
-          }
+  peer_.on_notification("nvim_buf_lines_event", [handler = std::move(handler)](
+                                                    const rpc::Message& message) {
+    const msgpack::object& params = message.params;
+    if (params.type != msgpack::type::ARRAY || params.via.array.size < 6) return;
+    const msgpack::object* p = params.via.array.ptr;
+    LinesEvent event;
+    event.buf = rpc::to_handle(p[0]).value_or(0);
+    event.changedtick = p[1].type == msgpack::type::NIL ? 0 : rpc::to_handle(p[1]).value_or(0);
+    event.first = rpc::to_handle(p[2]).value_or(0);
+    event.last = rpc::to_handle(p[3]).value_or(0);
+    if (p[4].type == msgpack::type::ARRAY) {
+      event.lines.reserve(p[4].via.array.size);
+      for (uint32_t i = 0; i < p[4].via.array.size; ++i) {
+        const msgpack::object& line = p[4].via.array.ptr[i];
+        if (line.type == msgpack::type::STR || line.type == msgpack::type::BIN) {
+          event.lines.emplace_back(line.via.str.ptr, line.via.str.size);
+        } else {
+          event.lines.emplace_back();
         }
-        event.more = p[5].type == msgpack::type::BOOLEAN && p[5].via.boolean;
-        handler(event);
-      });
+      }
+    }
+    event.more = p[5].type == msgpack::type::BOOLEAN && p[5].via.boolean;
+    handler(event);
+  });
 }
 
 void Api::on_detach(std::function<void(int64_t buf)> handler) {

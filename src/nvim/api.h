@@ -5,9 +5,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "rpc/peer.h"
 
@@ -44,7 +45,8 @@ class Api {
   void get_api_info(Done<ApiInfo> done);
   void buf_attach(int64_t buf, Done<bool> done);
   void buf_detach(int64_t buf, Done<bool> done);
-  void buf_get_lines(int64_t buf, int64_t start, int64_t end, Done<std::vector<std::string>> done);
+  void buf_get_lines(int64_t buf, int64_t start, int64_t end,
+                     Done<std::vector<std::string>> done);
   // Runs `code` with `...` = args; the callback gets what it returns.
   void exec_lua(const std::string& code, const nlohmann::json& args, Done<nlohmann::json> done);
   // Runs `code` with `...` = a list of batches. While Neovim applies one list, the batches sent

@@ -384,20 +384,22 @@ void Host::send_batch(nlohmann::json batch) {
   // :ToolhostRestart, a signal) leaves the calls it was running to Lua, which marks them
   // `interrupted` (as the jobs end here), so no call gets a second result.
   if (stopping_) return;
-  api_.exec_lua_batched(
-      kApplyBatches, std::move(batch), [](const std::string& error, const nlohmann::json& result) {
-        if (!error.empty()) {
-          return log::error("applying feedback failed: " + error);
-        }
-        // A step that failed lost only itself (ui.lua).
-        const nlohmann::json none = nlohmann::json::array();
-        const nlohmann::json& errors = result.is_object() ? result.value("errors", none) : none;
-        if (errors.is_array() && !errors.empty()) {
-          log::error("applying feedback failed: " +
-                     errors.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-        }
-        log::debug("feedback applied: " + result.dump());
-      });
+  api_.exec_lua_batched(kApplyBatches, std::move(batch),
+                        [](const std::string& error, const nlohmann::json& result) {
+                          if (!error.empty()) {
+                            return log::error("applying feedback failed: " + error);
+                          }
+                          // A step that failed lost only itself (ui.lua).
+                          const nlohmann::json none = nlohmann::json::array();
+                          const nlohmann::json errors =
+                              result.is_object() ? result.value("errors", none) : none;
+                          if (errors.is_array() && !errors.empty()) {
+                            log::error("applying feedback failed: " +
+                                       errors.dump(-1, ' ', false,
+                                                   nlohmann::json::error_handler_t::replace));
+                          }
+                          log::debug("feedback applied: " + result.dump());
+                        });
 }
 
 void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {

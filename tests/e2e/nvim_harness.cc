@@ -1,14 +1,14 @@
 #include "e2e/nvim_harness.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "rpc/convert.h"
 
@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* share_dirs) {
   char pattern[] = "/tmp/toolhost-e2e-XXXXXX";
   if (!::mkdtemp(pattern)) {
-    throw std::runtime_error(std::string("cannot create a temporary directory ") + pattern + ": " +
-                             std::strerror(errno));
+    throw std::runtime_error(std::string("cannot create a temporary directory ") + pattern +
+                             ": " + std::strerror(errno));
   }
   temp_dir_ = pattern;
   xdg_root_ = share_dirs ? share_dirs->xdg_root_ : temp_dir_;
@@ -31,8 +31,7 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   }
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
-  for (const char* name :
-       {"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}) {
+  for (const char* name : {"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}) {
     env_strings.push_back(std::string(name) + "=" + xdg_root_ + "/" + name);
   }
   std::vector<char*> env;
@@ -65,8 +64,8 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   peer_ = std::make_unique<rpc::Peer>(&loop_);
   peer_->open(from_nvim[0], to_nvim[1]);
   // Notifications from Neovim to this client: kept in order for wait_for().
-  for (const char* method :
-       {"ToolhostJobStarted", "ToolhostJobFinished", "ToolhostAllDone", "diagnostics", "event"}) {
+  for (const char* method : {"ToolhostJobStarted", "ToolhostJobFinished", "ToolhostAllDone",
+                             "diagnostics", "event"}) {
     listen(method);
   }
 
@@ -102,8 +101,8 @@ NvimHarness::~NvimHarness() {
   fs::remove_all(temp_dir_, ec);
 }
 
-void NvimHarness::run_until(const std::function<bool()>& done, std::chrono::milliseconds deadline,
-                            const std::string& what) {
+void NvimHarness::run_until(const std::function<bool()>& done,
+                            std::chrono::milliseconds deadline, const std::string& what) {
   uv_timer_t timer;
   bool expired = false;
   uv_timer_init(&loop_, &timer);
@@ -135,9 +134,7 @@ nlohmann::json NvimHarness::lua(const std::string& code, const nlohmann::json& a
   return request("nvim_exec_lua", {code, args});
 }
 
-void NvimHarness::command(const std::string& cmd) {
-  request("nvim_command", nlohmann::json::array({cmd}));
-}
+void NvimHarness::command(const std::string& cmd) { request("nvim_command", nlohmann::json::array({cmd})); }
 
 nlohmann::json NvimHarness::wait_for(const std::string& method,
                                      std::chrono::milliseconds deadline) {
