@@ -151,7 +151,9 @@ function B.host_ready()
 end
 
 -- Floods: `jobs` children writing `bytes` each, through toolhost (:ToolRunAll, parallel) or
--- the Lua runner. Reports the wall time and what arrived.
+-- the Lua runner. Reports the wall time and what arrived, and when the floods started
+-- (`started_ns`, uv.hrtime(): CLOCK_MONOTONIC, the driver's clock too): P1 counts the round
+-- trips from then on, not those of the chat buffer being opened and parsed before.
 function B.flood(args)
   local cmd = ("exec %s flood %d"):format(child, args.bytes)
   local name = args.name
@@ -169,11 +171,14 @@ function B.flood(args)
       local job = require("toolhost").job(data.id)
       bytes = bytes + (job and job.stdout and job.stdout.bytes or 0)
     end, function()
-      report({ name = name, seconds = (uv.hrtime() - t0) / 1e9, ok = ok, bytes = bytes,
-               blocks = result_blocks(buf, "^````result id=") })
+      -- The slices Neovim applied the host's feedback in, from :ToolRunAll to the last result.
+      local slices = require("toolhost.slices").stats()
+      report({ name = name, seconds = (uv.hrtime() - t0) / 1e9, started_ns = t0, ok = ok, bytes = bytes,
+               blocks = result_blocks(buf, "^````result id="), slices = slices })
     end)
     when_parsed(buf, args.jobs, function()
       t0 = uv.hrtime()
+      require("toolhost.slices").stats(true)
       require("toolhost").run_all(buf)
     end)
   else
@@ -187,7 +192,7 @@ function B.flood(args)
         lines = lines + #out
         if done == args.jobs then
           local seconds = (uv.hrtime() - t0) / 1e9
-          report_collected({ name = name, seconds = seconds, ok = ok, bytes = lines * 1024,
+          report_collected({ name = name, seconds = seconds, started_ns = t0, ok = ok, bytes = lines * 1024,
                              blocks = result_blocks(buf, "^```result exit=") })
         end
       end)

@@ -162,6 +162,11 @@ end
 -- died may have sent some just before; they can arrive after its exit marked its calls
 -- `interrupted` and would bring them back to life (a late `running`, a result, a stream). A
 -- job such a batch reports running or queued that Lua never heard of ends `interrupted` too.
+-- The name the current host's batches carry; nil when none runs.
+function M.instance()
+  return state.instance
+end
+
 function M.accepts_batches(instance, batches)
   if instance == state.instance then
     return true

@@ -1,17 +1,18 @@
 -- Applies the host's feedback batches: extmarks, diagnostics, streamed output, block
--- rewrites, job states and User events. The host calls apply() once per batch through
--- nvim_exec_lua, so the conflict check and the write happen in one call (SPEC 5).
+-- rewrites, job states and User events. The host sends lists of batches through
+-- nvim_exec_lua; each rewrite's conflict check and write happen in one step (SPEC 5), and a
+-- list is applied in slices with Neovim's loop in between (slices.lua).
 local M = {}
 
 local api = vim.api
 local blocks = require("toolhost.blocks")
 local rewrite = require("toolhost.rewrite")
+local slices = require("toolhost.slices")
 local ns = blocks.namespace
 M.namespace = ns
 
 local features = require("toolhost.features")
-local state, mark_range, set_mark = blocks.state, blocks.mark_range, blocks.set_mark
-local set_stream, forget = blocks.set_stream, blocks.forget
+local mark_range, set_stream = blocks.mark_range, blocks.set_stream
 local refresh_diagnostics, run_edits = blocks.refresh_diagnostics, rewrite.run_edits
 
 -- toolhost's own writes (tools.lua's edits of loaded buffers too); reply.lua reads
@@ -25,69 +26,6 @@ function M.on_submitted(id, callback)
   submitted[id] = callback
 end
 
-
--- While a list of batches is applied: buf -> state of the buffers whose diagnostics are set
--- once, after all of them (vim.diagnostic.set costs as much as the buffer has diagnostics).
-local deferred = nil
-
-local function apply_buffer(entry, results)
-  local buf = entry.buf
-  if not api.nvim_buf_is_valid(buf) then
-    blocks.drop(buf)
-    for _, edit in ipairs(entry.edits or {}) do
-      results[#results + 1] = { buf = buf, key = edit.key, job = edit.job, status = "gone" }
-    end
-    return
-  end
-  local st = state(buf)
-  -- A streaming tick (new last lines, nothing else) leaves the diagnostics as they are:
-  -- vim.diagnostic.set would cost a millisecond of Neovim's time ten times a second per buffer.
-  local changed = entry.forget or entry.marks or entry.diags or entry.errors or entry.edits
-    or #st.waiting > 0
-  for _, key in ipairs(entry.forget or {}) do
-    forget(buf, st, key)
-  end
-  for _, m in ipairs(entry.marks or {}) do
-    if not st.marks[m.key] then
-      set_mark(buf, st, m.key, m.row, m.end_row)
-    end
-  end
-  for _, d in ipairs(entry.diags or {}) do
-    st.diags[d.key] = { row = d.row, severity = d.severity, message = d.message }
-  end
-  if entry.errors then
-    st.errors = entry.errors
-  end
-  if entry.awaiting then
-    st.awaiting = entry.awaiting
-  end
-  for _, prompt in ipairs(entry.prompts or {}) do
-    vim.schedule(function()
-      M.ask(buf, prompt)
-    end)
-  end
-  for _, edit in ipairs(entry.edits or {}) do
-    st.waiting[#st.waiting + 1] = edit
-  end
-  -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
-  -- diagnostic it shows there: with one per call, each result written would cost as many
-  -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
-  -- the refresh that ends the list.
-  if deferred and not deferred[buf] and #st.waiting > 0 then
-    vim.diagnostic.hide(ns, buf)
-  end
-  run_edits(buf, st, results)
-  for _, s in ipairs(entry.stream or {}) do
-    set_stream(buf, st, s.key, s.lines)
-  end
-  if not changed then
-    return
-  elseif deferred then
-    deferred[buf] = st
-  else
-    refresh_diagnostics(buf, st)
-  end
-end
 
 -- Fires `User {name}` with `data` (0.8+: in the autocmd's data; every version: g:toolhost_event).
 local function fire(name, data)
@@ -105,7 +43,12 @@ end
 
 M.fire = fire
 
-local applying, queue = false, {}
+-- A list of batches is applied as steps (slices.lua runs them in slices): per buffer entry, its
+-- state, then each rewrite and each stream (apply_buffer.lua); per batch, each job, then its
+-- callbacks; at the end, the diagnostics of every buffer the list touched, once
+-- (vim.diagnostic.set costs as much as the buffer has diagnostics), then the events, so that
+-- a handler sees every change the list made. `list`: { results, events, dirty = buf -> state,
+-- hidden = buf -> true }.
 
 -- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
 -- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
@@ -124,21 +67,16 @@ local function replace_jobs(all)
   M.jobs = jobs
 end
 
--- A batch's changes; its events go to `events`, fired once the whole list is applied.
-local function apply_one(batch, events)
-  local results = {}
-  if batch.all_jobs then
-    replace_jobs(batch.all_jobs)
-  end
-  for _, entry in ipairs(batch.buffers or {}) do
-    apply_buffer(entry, results)
-  end
+-- One step per job: tracking a job's process group reads /proc/<pgid>/stat, which took up
+-- to 0.7 ms a job while eight floods were being exec'd on a loaded machine.
+local function update_job(job)
   local host = require("toolhost.host")
-  for _, job in ipairs(batch.jobs or {}) do
-    M.job_host[job.id] = host.current() -- only the current host sends batches
-    M.jobs[job.id] = job
-    host.track_pgid(job.pgid, job.status == "running")
-  end
+  M.job_host[job.id] = host.current() -- only the current host sends batches
+  M.jobs[job.id] = job
+  host.track_pgid(job.pgid, job.status == "running")
+end
+
+local function batch_callbacks(batch, list)
   for _, done in ipairs(batch.submitted or {}) do
     local callback = submitted[done.id]
     submitted[done.id] = nil
@@ -152,56 +90,103 @@ local function apply_one(batch, events)
   for _, n in ipairs(batch.notify or {}) do
     vim.notify(n.message, vim.log.levels[(n.level or "info"):upper()] or vim.log.levels.INFO)
   end
-  vim.list_extend(events, batch.events or {})
-  return results
+  vim.list_extend(list.events, batch.events or {})
 end
 
--- Batches in order; then the diagnostics of the buffers they touched, once; then their
--- events, so that a handler sees every change the list made.
-local function apply_list(batches)
-  local results, events = {}, {}
-  deferred = {}
-  for _, batch in ipairs(batches) do
-    vim.list_extend(results, apply_one(batch, events))
-  end
-  local dirty = deferred
-  deferred = nil
-  for buf, st in pairs(dirty) do
-    if api.nvim_buf_is_valid(buf) then
-      refresh_diagnostics(buf, st)
+-- The last steps: each touched buffer's diagnostics, then each event.
+local function finish_steps(steps, list)
+  for buf, st in pairs(list.dirty) do
+    steps[#steps + 1] = function()
+      if api.nvim_buf_is_valid(buf) then
+        refresh_diagnostics(buf, st)
+      end
     end
   end
-  for _, e in ipairs(events) do
-    fire(e.name, e.data)
+  for _, e in ipairs(list.events) do
+    steps[#steps + 1] = function()
+      fire(e.name, e.data)
+    end
   end
-  return results
 end
 
+local buffer_steps = require("toolhost.apply_buffer").steps
+
+local function list_steps(batches, list)
+  local steps = {}
+  for _, batch in ipairs(batches) do
+    if batch.all_jobs then
+      steps[#steps + 1] = function()
+        replace_jobs(batch.all_jobs)
+      end
+    end
+    for _, entry in ipairs(batch.buffers or {}) do
+      buffer_steps(steps, entry, list)
+    end
+    for _, job in ipairs(batch.jobs or {}) do
+      steps[#steps + 1] = function()
+        update_job(job)
+      end
+    end
+    steps[#steps + 1] = function()
+      batch_callbacks(batch, list)
+    end
+  end
+  steps[#steps + 1] = function()
+    finish_steps(steps, list)
+  end
+  return steps
+end
+
+-- Called with the batches of each list once it is applied (tests watch with it).
+M.after_list = nil
+
 -- Applies a list of batches (the host sends those that came while Neovim applied the previous
--- list together); a list that arrives while another is applied (an event handler that waits
--- on the host, say) is applied after it, in order.
+-- list together), after the lists queued before it. A host passes its `instance` (see
+-- host.lua): the batches of a host that is gone are dropped at once, and a list of a host that
+-- goes while it is applied stops there. From a host it is applied in slices with Neovim's loop
+-- in between; when the list is not done before this returns, the answer is `{ pending = true }`
+-- and the results go to the host in a `toolhost.applied` notification once the last slice is
+-- done, and only then does it send its next list. Any other caller gets the whole list applied
+-- now, unless lists are queued (an event handler of a list applying another): then it is
+-- applied after them and the answer is `{ pending = true }`.
 function M.apply_all(batches, instance)
+  local host = require("toolhost.host")
   -- The host names itself: a dead host's last batches are not applied.
-  if instance and not require("toolhost.host").accepts_batches(instance, batches) then
+  if instance and not host.accepts_batches(instance, batches) then
     return { dropped = true }
   end
-  if applying then
-    vim.list_extend(queue, batches)
-    return { queued = true }
+  local from_host = instance ~= nil
+  local proc, chan = host.current(), from_host and host.channel() or nil
+  local list = { results = {}, events = {}, dirty = {}, hidden = {} }
+  local work = { steps = list_steps(batches, list) }
+  -- A list of a host that is gone (stopped, restarted, dead) stops where it is: that host's
+  -- calls were marked interrupted when it went, and get no second result.
+  work.dropped = function()
+    return from_host and host.current() ~= proc
   end
-  applying = true
-  local ok, results = pcall(apply_list, batches)
-  while ok and #queue > 0 do
-    local next_list = queue
-    queue = {}
-    ok, results = pcall(apply_list, next_list)
+  work.done = function()
+    if work.was_dropped then
+      -- Diagnostics hidden while it wrote are shown again.
+      for buf in pairs(list.hidden) do
+        local st = blocks.get(buf)
+        if st and api.nvim_buf_is_valid(buf) then
+          refresh_diagnostics(buf, st)
+        end
+      end
+      return
+    end
+    if work.answered and chan then
+      pcall(vim.rpcnotify, chan, "toolhost.applied", { edits = list.results, errors = work.errors })
+    end
+    if M.after_list then
+      M.after_list(batches)
+    end
   end
-  deferred = nil
-  applying = false
-  if not ok then
-    error(results)
+  if slices.push(work, not from_host) then
+    return { edits = list.results, errors = work.errors }
   end
-  return { edits = results }
+  work.answered = true
+  return { pending = true }
 end
 
 -- One batch (as apply_all({ batch })).

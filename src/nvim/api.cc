@@ -93,10 +93,23 @@ void Api::send_waiting_batches() {
        [this, weak, peer](const std::string& error, const nlohmann::json& result) {
          auto batches = weak.lock();
          if (!batches) return;  // the Api is gone
+         if (error.empty() && result.is_object() && result.value("pending", false)) {
+           ++batches->pending;
+           return;
+         }
          --batches->in_flight;
          if (batches->done) batches->done(error, result);
          if (batches->in_flight == 0 && peer->is_open()) send_waiting_batches();
        });
+}
+
+void Api::batches_applied(const nlohmann::json& result) {
+  Batches& b = *batches_;
+  if (b.pending == 0) return;  // not ours: a list of the host this one replaced
+  --b.pending;
+  --b.in_flight;
+  if (b.done) b.done("", result);
+  if (b.in_flight == 0 && peer_.is_open()) send_waiting_batches();
 }
 
 void Api::on_lines(std::function<void(LinesEvent&)> handler) {

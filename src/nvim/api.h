@@ -54,7 +54,12 @@ class Api {
   // (and applies each as one), and the host never queues work up in front of it. Every other
   // call sends the waiting batches first, so that nothing overtakes them. `done` gets each
   // list's answer.
+  // Lua may answer `{pending = true}`: it applies the list in slices, between which Neovim
+  // serves other clients; the list stays in flight until batches_applied() gets its result
+  // (Lua's `toolhost.applied` notification).
   void exec_lua_batched(const std::string& code, nlohmann::json batch, Done<nlohmann::json> done);
+  // The result of the oldest list answered `{pending = true}`.
+  void batches_applied(const nlohmann::json& result);
   // Sends the waiting batches now (before the channel closes).
   void flush_batches() { send_waiting_batches(); }
 
@@ -69,6 +74,7 @@ class Api {
     Done<nlohmann::json> done;
     nlohmann::json waiting = nlohmann::json::array();
     int in_flight = 0;
+    int pending = 0;  // of in_flight, answered {pending = true}: their results come later
   };
 
   void call(const std::string& method, const nlohmann::json& params, Done<nlohmann::json> done);

@@ -25,8 +25,9 @@ jobs::EngineOptions engine_options(const HostOptions& host) {
 }
 
 // ui.apply_all applies a list of batches (several when Neovim was busy with the previous list)
-// and returns what became of each rewrite; the host only logs it for now. The batches name
-// their host: Lua drops those that a host sent just before it died.
+// in slices, and says what became of each rewrite: in its answer, or in a `toolhost.applied`
+// notification when it answered {pending = true}; the host only logs it for now. The batches
+// name their host: Lua drops those that a host sent just before it died.
 std::string apply_batches_code(const std::string& instance) {
   return "return require('toolhost.ui').apply_all(..., " + nlohmann::json(instance).dump() + ")";
 }
@@ -105,6 +106,9 @@ void Host::start() {
                         [this](const rpc::Message& message) { bridge(first_arg(message)); });
   peer_.on_notification("toolhost.done", [this](const rpc::Message& message) {
     lua_tools_.resolve(first_arg(message));
+  });
+  peer_.on_notification("toolhost.applied", [this](const rpc::Message& message) {
+    api_.batches_applied(first_arg(message));
   });
 }
 
@@ -395,6 +399,15 @@ void Host::send_batch(nlohmann::json batch) {
                         [](const std::string& error, const nlohmann::json& result) {
                           if (!error.empty()) {
                             return log::error("applying feedback failed: " + error);
+                          }
+                          // A step that failed lost only itself (ui.lua).
+                          const nlohmann::json none = nlohmann::json::array();
+                          const nlohmann::json errors =
+                              result.is_object() ? result.value("errors", none) : none;
+                          if (errors.is_array() && !errors.empty()) {
+                            log::error("applying feedback failed: " +
+                                       errors.dump(-1, ' ', false,
+                                                   nlohmann::json::error_handler_t::replace));
                           }
                           log::debug("feedback applied: " + result.dump());
                         });

@@ -195,15 +195,13 @@ void NvimHarness::after_each_batch(const std::string& check) {
     local chan, source = ...
     local check = assert(loadstring("return " .. source))()
     local ui = require("toolhost.ui")
-    local apply_all = ui.apply_all  -- what the host calls, with the batches that came together
-    ui.apply_all = function(batches, ...)
-      local result = apply_all(batches, ...)
-      if not result.dropped then
-        for _, batch in ipairs(batches) do
-          check(chan, batch)
-        end
+    -- Once each list the host sent (the batches that came together) is applied, all slices.
+    local previous = ui.after_list
+    ui.after_list = function(batches)
+      if previous then previous(batches) end
+      for _, batch in ipairs(batches) do
+        check(chan, batch)
       end
-      return result
     end
     check(chan, nil)
   )",

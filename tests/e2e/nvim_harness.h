@@ -44,8 +44,9 @@ class NvimHarness {
   void forward_user_event(const std::string& pattern);
   // Forwards DiagnosticChanged as notification "diagnostics" with the buffer's diagnostics.
   void forward_diagnostics();
-  // Calls the Lua function `check(chan, batch)` (source text) after every batch ui.apply_all()
-  // applies, and once now with no batch, so a test can forward to itself the state it waits for.
+  // Calls the Lua function `check(chan, batch)` (source text) for every batch of each list
+  // ui.apply_all() applies, once the whole list is applied (all its slices), and once now with
+  // no batch, so a test can forward to itself the state it waits for.
   void after_each_batch(const std::string& check);
   // Replaces vim.notify: each message becomes notification "notify" {msg, level}.
   void forward_notify();

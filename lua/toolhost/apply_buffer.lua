@@ -1,0 +1,114 @@
+-- The steps of one buffer entry of a feedback batch (ui.lua applies a list of batches as steps,
+-- slices.lua runs them): the entry's state (marks, diagnostics, errors; cheap), then each
+-- rewrite, then each stream. `list`: { results, dirty = buf -> state, hidden = buf -> true }.
+local M = {}
+
+local api = vim.api
+local blocks = require("toolhost.blocks")
+local rewrite = require("toolhost.rewrite")
+local ns = blocks.namespace
+local state, set_mark, set_stream, forget = blocks.state, blocks.set_mark, blocks.set_stream, blocks.forget
+local run_edits = rewrite.run_edits
+
+local function gone(buf, edit, list)
+  list.results[#list.results + 1] = { buf = buf, key = edit.key, job = edit.job, status = "gone" }
+end
+
+local function buffer_state(entry, list)
+  local buf = entry.buf
+  if not api.nvim_buf_is_valid(buf) then
+    blocks.drop(buf)
+    return nil
+  end
+  local st = state(buf)
+  -- A streaming tick (new last lines, nothing else) leaves the diagnostics as they are:
+  -- vim.diagnostic.set would cost a millisecond of Neovim's time ten times a second per buffer.
+  if entry.forget or entry.marks or entry.diags or entry.errors or entry.edits or #st.waiting > 0 then
+    list.dirty[buf] = st
+  end
+  for _, key in ipairs(entry.forget or {}) do
+    forget(buf, st, key)
+  end
+  for _, m in ipairs(entry.marks or {}) do
+    if not st.marks[m.key] then
+      set_mark(buf, st, m.key, m.row, m.end_row)
+    end
+  end
+  for _, d in ipairs(entry.diags or {}) do
+    st.diags[d.key] = { row = d.row, severity = d.severity, message = d.message }
+  end
+  if entry.errors then
+    st.errors = entry.errors
+  end
+  if entry.awaiting then
+    st.awaiting = entry.awaiting
+  end
+  for _, prompt in ipairs(entry.prompts or {}) do
+    vim.schedule(function()
+      require("toolhost.ui").ask(buf, prompt)
+    end)
+  end
+  return st
+end
+
+-- Tries `edit` (nil: only the rewrites already waiting, retried with each batch) after those
+-- that wait before it, in order.
+local function write(buf, edit, list)
+  if not api.nvim_buf_is_valid(buf) then
+    blocks.drop(buf)
+    return edit and gone(buf, edit, list)
+  end
+  local st = state(buf)
+  if edit then
+    st.waiting[#st.waiting + 1] = edit
+  end
+  -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
+  -- diagnostic it shows there: with one per call, each result written would cost as many
+  -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
+  -- the refresh that ends the list.
+  if not list.hidden[buf] then
+    list.hidden[buf] = true
+    vim.diagnostic.hide(ns, buf)
+  end
+  list.dirty[buf] = st
+  run_edits(buf, st, list.results)
+end
+
+local function stream(buf, s)
+  local st = api.nvim_buf_is_valid(buf) and blocks.get(buf)
+  if st then
+    set_stream(buf, st, s.key, s.lines)
+  end
+end
+
+-- Appends the steps of `entry` to `steps`.
+function M.steps(steps, entry, list)
+  local buf = entry.buf
+  local alive = false -- whether the buffer was there at the entry's first step
+  steps[#steps + 1] = function()
+    local st = buffer_state(entry, list)
+    alive = st ~= nil
+    if not st then
+      for _, edit in ipairs(entry.edits or {}) do
+        gone(buf, edit, list)
+      end
+    elseif not entry.edits and #st.waiting > 0 then
+      write(buf, nil, list)
+    end
+  end
+  for _, edit in ipairs(entry.edits or {}) do
+    steps[#steps + 1] = function()
+      if alive then
+        write(buf, edit, list)
+      end
+    end
+  end
+  for _, s in ipairs(entry.stream or {}) do
+    steps[#steps + 1] = function()
+      stream(buf, s)
+    end
+  end
+end
+
+
+return M

@@ -1,0 +1,115 @@
+-- Runs queued work in time-budgeted slices, with Neovim's loop in between (SPEC 9, P1): a list
+-- of feedback batches is a sequence of small steps (one result written, one stream updated,
+-- one buffer's diagnostics set, one event fired); a slice runs steps until `budget_ms` is
+-- spent, then yields with vim.schedule, so that a request from another client waits for one
+-- slice, never for a whole list. Work is applied in the order it was queued.
+local M = {}
+
+local uv = vim.uv or vim.loop
+
+-- Work per slice before yielding; the step that crosses it finishes first (bench/NOTES.md has
+-- the cost of each kind of step).
+M.budget_ms = 0.5
+
+-- Queued work, oldest first: { steps = {fn...}, next = 1, errors = {}, done = fn(work),
+-- dropped = fn() -> bool }. Steps may append steps to their own work while it runs.
+local queue = {}
+local scheduled, in_slice = false, false
+
+-- The cost of each slice (ms), for bench/: the last `keep` slices and every count since reset.
+local keep = 8192
+local costs, slices, steps = {}, 0, 0
+
+local function finish(work)
+  if work.done then
+    local ok, err = pcall(work.done, work)
+    if not ok then
+      vim.notify("toolhost: " .. tostring(err), vim.log.levels.ERROR)
+    end
+  end
+end
+
+-- Runs steps until the budget is spent (`whole`: until the queue is empty); returns whether work
+-- is left.
+local function run(whole)
+  in_slice = true
+  local started = uv.hrtime()
+  local deadline = started + M.budget_ms * 1e6
+  while queue[1] do
+    local work = queue[1]
+    if work.dropped and work.dropped() then
+      work.was_dropped = true
+      work.next = #work.steps + 1
+    else
+      local step = work.steps[work.next]
+      work.next = work.next + 1
+      steps = steps + 1
+      local ok, err = pcall(step)
+      if not ok then
+        -- A step that fails loses only itself: the list's other changes are still applied.
+        work.errors[#work.errors + 1] = tostring(err)
+      end
+    end
+    if work.next > #work.steps then
+      table.remove(queue, 1)
+      work.finished = true
+      finish(work)
+    end
+    if not whole and uv.hrtime() >= deadline then
+      break
+    end
+  end
+  in_slice = false
+  slices = slices + 1
+  costs[(slices - 1) % keep + 1] = (uv.hrtime() - started) / 1e6
+  return queue[1] ~= nil
+end
+
+local function slice()
+  scheduled = false
+  if run(false) and not scheduled then
+    scheduled = true
+    vim.schedule(slice)
+  end
+end
+
+-- Queues `work` behind what is queued. When nothing is, its first slice runs now (`whole`: all
+-- of it), so a small list is applied before this returns. Returns true when `work` is done.
+function M.push(work, whole)
+  work.next, work.errors = 1, {}
+  queue[#queue + 1] = work
+  if in_slice or scheduled then
+    return false -- the slice running or scheduled reaches it in order
+  end
+  if run(whole) then
+    scheduled = true
+    vim.schedule(slice)
+  end
+  return work.finished == true
+end
+
+-- Whether any work is queued or being applied.
+function M.busy()
+  return queue[1] ~= nil
+end
+
+-- Slice costs since the last reset: { slices, steps, p50, p99, max } (ms, over the last
+-- `keep` slices); `reset` starts counting again.
+function M.stats(reset)
+  local n = math.min(slices, keep)
+  local sorted = {}
+  for i = 1, n do
+    sorted[i] = costs[i]
+  end
+  table.sort(sorted)
+  local function at(p)
+    return n > 0 and sorted[math.max(1, math.ceil(p / 100 * n))] or 0
+  end
+  local out = { slices = slices, steps = steps, p50 = at(50), p99 = at(99), max = sorted[n] or 0 }
+  if reset then
+    costs, slices, steps = {}, 0, 0
+  end
+  return out
+end
+
+return M

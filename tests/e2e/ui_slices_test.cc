@@ -1,0 +1,139 @@
+// A list of feedback batches is applied in slices (lua/toolhost/slices.lua, SPEC 9 P1): Neovim
+// answers other clients between them, lists stay in order, and the host sends its next list
+// only once Lua notifies that the previous one is applied. The slice budget is set to 0 here:
+// every step is its own slice, whatever the machine's speed.
+#include <gtest/gtest.h>
+
+#include "e2e/chat_helpers.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kCalls = 300;
+
+// A buffer of kCalls bash blocks, each with its extmark; returns the buffer.
+int64_t blocks_buffer(NvimHarness& nvim) {
+  return nvim
+      .lua(R"(
+    local n = ...
+    local buf = vim.api.nvim_get_current_buf()
+    local lines, marks = {}, {}
+    for i = 1, n do
+      vim.list_extend(lines, { "**bash**", "```", "echo " .. i, "```" })
+      marks[i] = { key = "k" .. i, row = (i - 1) * 4, end_row = (i - 1) * 4 + 3 }
+    end
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    require("toolhost.ui").apply({ buffers = { { buf = buf, marks = marks } } })
+    require("toolhost.slices").budget_ms = 0
+    return buf
+  )",
+           json::array({kCalls}))
+      .get<int64_t>();
+}
+
+// The rewrite of call i: its block becomes `✓ i` (`from`: what the block reads before).
+json edit(int i, const std::vector<std::string>& from, const std::string& to) {
+  return {{"key", "k" + std::to_string(i)},
+          {"expect", from},
+          {"lines", json::array({to})},
+          {"fallback", json::array()},
+          {"job", "th-" + std::to_string(i)}};
+}
+
+std::vector<std::string> block(int i) {
+  return {"**bash**", "```", "echo " + std::to_string(i), "```"};
+}
+
+// Applies one batch with an edit of every call as the host does (in slices); returns the answer.
+json apply_from_host(NvimHarness& nvim, int64_t buf, const json& edits) {
+  json batch = {{"buffers", json::array({{{"buf", buf}, {"edits", edits}}})}};
+  return nvim.lua(R"(
+    local host = require('toolhost.host')
+    host.ensure()
+    return require('toolhost.ui').apply_all(..., host.instance())
+  )",
+                  json::array({json::array({batch})}));
+}
+
+// How many blocks read `✓ …` now, and whether a list is still being applied.
+json progress(NvimHarness& nvim, int64_t buf) {
+  return nvim.lua(R"(
+    local written = 0
+    for _, line in ipairs(vim.api.nvim_buf_get_lines(..., 0, -1, false)) do
+      if line:sub(1, 3) == "✓" then written = written + 1 end
+    end
+    return { written = written, busy = require("toolhost.slices").busy() }
+  )",
+                  json::array({buf}));
+}
+
+TEST(UiSlices, BigListIsAppliedInSlicesWithOtherRequestsAnsweredBetween) {
+  NvimHarness nvim;
+  int64_t buf = blocks_buffer(nvim);
+  nvim.after_each_batch(R"(function(chan, batch)
+    if batch then vim.rpcnotify(chan, "applied", true) end
+  end)");
+  nvim.listen("applied");
+  json edits = json::array();
+  for (int i = 1; i <= kCalls; ++i) edits.push_back(edit(i, block(i), "✓ " + std::to_string(i)));
+
+  json answer = apply_from_host(nvim, buf, edits);
+  EXPECT_EQ(answer, json({{"pending", true}}));
+  // Requests sent while it is applied are answered between its slices, with part of it done.
+  int partial = 0;
+  for (json p = progress(nvim, buf); p["busy"].get<bool>(); p = progress(nvim, buf)) {
+    int written = p["written"].get<int>();
+    if (written > 0 && written < kCalls) ++partial;
+  }
+  nvim.wait_for("applied");
+  EXPECT_GT(partial, 0);
+  std::vector<std::string> lines = nvim.lines(buf);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kCalls));
+  for (int i = 1; i <= kCalls; ++i) EXPECT_EQ(lines[i - 1], "✓ " + std::to_string(i));
+  json stats = nvim.lua("return require('toolhost.slices').stats()");
+  EXPECT_GE(stats["slices"].get<int>(), kCalls);
+}
+
+TEST(UiSlices, ListArrivingWhileAnotherIsAppliedIsAppliedAfterIt) {
+  NvimHarness nvim;
+  int64_t buf = blocks_buffer(nvim);
+  json first = json::array(), second = json::array();
+  for (int i = 1; i <= kCalls; ++i) {
+    first.push_back(edit(i, block(i), "✓ " + std::to_string(i)));
+    // Each rewrite of the second list expects what the first wrote: a conflict otherwise.
+    second.push_back(edit(i, {"✓ " + std::to_string(i)}, "✓ again " + std::to_string(i)));
+  }
+  EXPECT_EQ(apply_from_host(nvim, buf, first), json({{"pending", true}}));
+  EXPECT_EQ(apply_from_host(nvim, buf, second), json({{"pending", true}}));
+  while (progress(nvim, buf)["busy"].get<bool>()) {
+  }
+  std::vector<std::string> lines = nvim.lines(buf);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kCalls));
+  for (int i = 1; i <= kCalls; ++i) EXPECT_EQ(lines[i - 1], "✓ again " + std::to_string(i));
+  EXPECT_EQ(nvim.lua("return #vim.diagnostic.get(...)", json::array({buf})), 0);
+}
+
+// With every list in slices, the host sends its next list only when Lua's `toolhost.applied`
+// says the previous one is done: without it, no result after the first list would arrive.
+TEST(UiSlices, HostSendsItsNextListOnceThePreviousIsApplied) {
+  NvimHarness nvim(json{{"confirm_run_all", false}, {"run_all", "sequential"}});
+  nvim.lua("require('toolhost.slices').budget_ms = 0");
+  record_events(nvim, {"ToolhostJobFinished"});
+  int64_t buf = open_chat(nvim, "slices.chat.md");
+  reply(nvim, buf, bash_reply({"echo one", "echo two", "echo three"}));
+  nvim.command("ToolRunAll");
+  for (int i = 0; i < 3; ++i) {
+    json finished = next_event(nvim);
+    EXPECT_EQ(finished["data"]["status"], "succeeded") << finished.dump();
+  }
+  std::string text = text_of(nvim, buf);
+  for (const char* word : {"one", "two", "three"}) {
+    EXPECT_NE(text.find(std::string("Stdout:\n") + word + "\n````"), std::string::npos) << text;
+  }
+  EXPECT_GT(nvim.lua("return require('toolhost.slices').stats().slices").get<int>(), 3);
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
