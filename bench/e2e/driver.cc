@@ -667,6 +667,7 @@ void Bench::p8_attach_stall() {
   json report = scenario("attach_big", {{"name", "p8_attach"}, {"via", "toolhost"}});
   uint64_t to = now_ns();
   probe_->probing(false);
+  scenario("drop_big", {{"name", "p8_drop"}});
   std::vector<double> ms;
   for (const auto& r : probe_->rtts(from, to)) ms.push_back(r.ms);
   f_["p8"] = {{"mb", s_.p8_mb},

@@ -393,11 +393,16 @@ function B.attach_big(args)
     -- The feedback the parse sent (an extmark per call) is applied by now or queued behind
     -- this answer: a round trip to the host lets it land inside the window.
     require("toolhost.host").call("toolhost.run_all_plan", { buf = buf }, function()
-      require("toolhost").detach(buf)
-      vim.cmd("bwipeout! " .. buf)
       report({ name = args.name, read_ms = read_ms, error = err })
     end)
   end)
+end
+
+-- Outside the window: freeing 50 MB of lines is Neovim's own work.
+function B.drop_big(args)
+  require("toolhost").detach(B.big_buf)
+  vim.cmd("bwipeout! " .. B.big_buf)
+  report({ name = args.name })
 end
 
 return B
