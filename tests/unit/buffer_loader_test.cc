@@ -119,12 +119,12 @@ class Race {
         case 2: host_reads(); break;
       }
     }
-    // The user stops; everything in flight is delivered.
-    while (!done_) {
+    // The user stops; everything in flight is delivered (a refused answer ends the reading).
+    while (!done_ && !::testing::Test::HasFatalFailure()) {
       neovim_answers();
       host_reads();
     }
-    while (!channel_.empty()) host_reads();
+    while (!channel_.empty() && !::testing::Test::HasFatalFailure()) host_reads();
     EXPECT_EQ(mirror_, buffer_);
   }
 
