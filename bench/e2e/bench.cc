@@ -54,6 +54,8 @@ Sizes smoke_sizes() {
   s.p6_jobs = 20;
   s.p7_idle_s = 0.5;
   s.p7_ready_runs = 3;
+  s.attach_mb = 2;
+  s.attach_calls = 20;
   return s;
 }
 
@@ -169,6 +171,7 @@ json Bench::run() {
   if (wanted("p6", "P6 many calls")) p6_many();
   if (wanted("p5", "P5 drain")) p5_drain();
   if (wanted("p1", "P1 responsiveness")) p1_responsiveness();
+  if (wanted("p1_attach", "P1 attaching a big chat")) p1_attach_stall();
   probe_->stop();
   nvim_.reset();
   return f_;

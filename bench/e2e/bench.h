@@ -39,6 +39,8 @@ struct Sizes {
   int p6_jobs = 1000;
   double p7_idle_s = 5;
   int p7_ready_runs = 20;
+  double attach_mb = 50;  // P1 attach: the chat opened, and its calls
+  int attach_calls = 500;
 };
 
 // Tiny sizes, for CI's smoke run.
@@ -56,6 +58,7 @@ class Bench {
   void p7_idle_host();
   void p7_ready_from_c();
   void p1_responsiveness();
+  void p1_attach_stall();
   void p2_exit_feedback();
   void p3_exec();
   void p5_drain();

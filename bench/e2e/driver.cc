@@ -14,6 +14,7 @@
 //   P5 1 GB drained from one job vs the producer piped to /dev/null; host and Neovim RSS.
 //   P6 1,000 calls queued at once; overhead per job over bare posix_spawn.
 //   P7 the idle host: RSS, wake-ups over 5 s, ready after spawn.
+//   P1 attach: the same client's round trips while a 50 MB chat is attached and read.
 //
 // This file reads the command line; bench.cc runs Neovim and the scenarios (flood.cc: P1, P5;
 // latency.cc: P2, P3, P6, P7) with probe.cc's client and measure.cc's clocks; report.cc

@@ -1,4 +1,5 @@
-// P1 (an independent client's round trips while floods stream) and P5 (one flood drained).
+// P1 (an independent client's round trips while floods stream, and while a big chat is
+// attached and read) and P5 (one flood drained).
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -130,6 +131,27 @@ void Bench::p5_drain() {
   std::string piped = child_ + " flood " + std::to_string(bytes) + " | cat > /dev/null";
   f_["p5"]["pipe_to_devnull"] = {{"mb_s", shell_rate(piped)}};
   f_["p5"]["bytes"] = bytes;
+}
+
+// The chat opened first, then attached with the probe running: the host reads it in slices
+// (SPEC 9's max applies to opening a big chat too).
+void Bench::p1_attach_stall() {
+  json opened = scenario("big_chat",
+                         {{"name", "p1_attach_open"}, {"mb", s_.attach_mb}, {"calls", s_.attach_calls}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // Neovim settles after the open
+  probe_->probing(true);
+  uint64_t from = now_ns();
+  json report = scenario("attach_big", {{"name", "p1_attach"}, {"via", "toolhost"}});
+  uint64_t to = now_ns();
+  probe_->probing(false);
+  scenario("drop_big", {{"name", "p1_attach_drop"}});
+  std::vector<double> ms;
+  for (const auto& r : probe_->rtts(from, to)) ms.push_back(r.ms);
+  f_["p1_attach"] = {{"mb", s_.attach_mb},
+                     {"rows", opened["rows"]},
+                     {"rtt_ms", stats(ms)},
+                     {"read_ms", report["read_ms"]},
+                     {"calls", s_.attach_calls}};
 }
 
 }  // namespace toolhost::bench

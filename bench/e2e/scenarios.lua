@@ -368,4 +368,13 @@ function B.many(args)
   end
 end
 
+-- P1 attach (opening a big chat) is in scenarios_attach.lua.
+local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
+dofile(here .. "scenarios_attach.lua")(B, {
+  report = report,
+  dir = function()
+    return dir
+  end,
+})
+
 return B

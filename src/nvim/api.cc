@@ -3,6 +3,25 @@
 #include "rpc/convert.h"
 
 namespace toolhost::nvim {
+namespace {
+
+// A list of lines, decoded from msgpack directly: a slice or an event may be a megabyte.
+std::vector<std::string> lines_from(const msgpack::object& list) {
+  std::vector<std::string> lines;
+  if (list.type != msgpack::type::ARRAY) return lines;
+  lines.reserve(list.via.array.size);
+  for (uint32_t i = 0; i < list.via.array.size; ++i) {
+    const msgpack::object& line = list.via.array.ptr[i];
+    if (line.type == msgpack::type::STR || line.type == msgpack::type::BIN) {
+      lines.emplace_back(line.via.str.ptr, line.via.str.size);
+    } else {
+      lines.emplace_back();
+    }
+  }
+  return lines;
+}
+
+}  // namespace
 
 ApiInfo parse_api_info(const nlohmann::json& result) {
   ApiInfo info;
@@ -20,14 +39,12 @@ ApiInfo parse_api_info(const nlohmann::json& result) {
 
 Api::Api(rpc::Peer& peer) : peer_(peer) {}
 
-void Api::call(const std::string& method, const nlohmann::json& params,
-               Done<nlohmann::json> done) {
+void Api::call(const std::string& method, const nlohmann::json& params, Done<nlohmann::json> done) {
   send_waiting_batches();
   send(method, params, std::move(done));
 }
 
-void Api::send(const std::string& method, const nlohmann::json& params,
-               Done<nlohmann::json> done) {
+void Api::send(const std::string& method, const nlohmann::json& params, Done<nlohmann::json> done) {
   peer_.request(method, params, [done = std::move(done)](const rpc::Response& response) {
     if (!done) return;
     if (!response.ok()) return done(response.error, nullptr);
@@ -43,9 +60,16 @@ void Api::get_api_info(Done<ApiInfo> done) {
 }
 
 void Api::buf_attach(int64_t buf, Done<bool> done) {
-  call("nvim_buf_attach", {buf, true, nlohmann::json::object()},
+  call("nvim_buf_attach", {buf, false, nlohmann::json::object()},
        [done = std::move(done)](const std::string& error, const nlohmann::json& result) {
          if (done) done(error, result.is_boolean() && result.get<bool>());
+       });
+}
+
+void Api::buf_line_count(int64_t buf, Done<int64_t> done) {
+  call("nvim_buf_line_count", {buf},
+       [done = std::move(done)](const std::string& error, const nlohmann::json& result) {
+         done(error, result.is_number_integer() ? result.get<int64_t>() : int64_t{-1});
        });
 }
 
@@ -58,18 +82,15 @@ void Api::buf_detach(int64_t buf, Done<bool> done) {
 
 void Api::buf_get_lines(int64_t buf, int64_t start, int64_t end,
                         Done<std::vector<std::string>> done) {
-  call("nvim_buf_get_lines", {buf, start, end, false},
-       [done = std::move(done)](const std::string& error, const nlohmann::json& result) {
-         std::vector<std::string> lines;
-         if (result.is_array()) {
-           for (const auto& line : result) lines.push_back(line.get<std::string>());
-         }
-         done(error, std::move(lines));
-       });
+  send_waiting_batches();
+  peer_.request("nvim_buf_get_lines", nlohmann::json::array({buf, start, end, false}),
+                [done = std::move(done)](const rpc::Response& response) {
+                  if (!response.ok()) return done(response.error, {});
+                  done("", lines_from(response.result));
+                });
 }
 
-void Api::exec_lua(const std::string& code, const nlohmann::json& args,
-                   Done<nlohmann::json> done) {
+void Api::exec_lua(const std::string& code, const nlohmann::json& args, Done<nlohmann::json> done) {
   call("nvim_exec_lua", {code, args.is_null() ? nlohmann::json::array() : args}, std::move(done));
 }
 
@@ -114,30 +135,20 @@ void Api::batches_applied(const nlohmann::json& result) {
 
 void Api::on_lines(std::function<void(LinesEvent&)> handler) {
   // Decoded from msgpack directly: the initial event carries the whole buffer.
-  peer_.on_notification("nvim_buf_lines_event", [handler = std::move(handler)](
-                                                    const rpc::Message& message) {
-    const msgpack::object& params = message.params;
-    if (params.type != msgpack::type::ARRAY || params.via.array.size < 6) return;
-    const msgpack::object* p = params.via.array.ptr;
-    LinesEvent event;
-    event.buf = rpc::to_handle(p[0]).value_or(0);
-    event.changedtick = p[1].type == msgpack::type::NIL ? 0 : rpc::to_handle(p[1]).value_or(0);
-    event.first = rpc::to_handle(p[2]).value_or(0);
-    event.last = rpc::to_handle(p[3]).value_or(0);
-    if (p[4].type == msgpack::type::ARRAY) {
-      event.lines.reserve(p[4].via.array.size);
-      for (uint32_t i = 0; i < p[4].via.array.size; ++i) {
-        const msgpack::object& line = p[4].via.array.ptr[i];
-        if (line.type == msgpack::type::STR || line.type == msgpack::type::BIN) {
-          event.lines.emplace_back(line.via.str.ptr, line.via.str.size);
-        } else {
-          event.lines.emplace_back();
-        }
-      }
-    }
-    event.more = p[5].type == msgpack::type::BOOLEAN && p[5].via.boolean;
-    handler(event);
-  });
+  peer_.on_notification(
+      "nvim_buf_lines_event", [handler = std::move(handler)](const rpc::Message& message) {
+        const msgpack::object& params = message.params;
+        if (params.type != msgpack::type::ARRAY || params.via.array.size < 6) return;
+        const msgpack::object* p = params.via.array.ptr;
+        LinesEvent event;
+        event.buf = rpc::to_handle(p[0]).value_or(0);
+        event.changedtick = p[1].type == msgpack::type::NIL ? 0 : rpc::to_handle(p[1]).value_or(0);
+        event.first = rpc::to_handle(p[2]).value_or(0);
+        event.last = rpc::to_handle(p[3]).value_or(0);
+        event.lines = lines_from(p[4]);
+        event.more = p[5].type == msgpack::type::BOOLEAN && p[5].via.boolean;
+        handler(event);
+      });
 }
 
 void Api::on_detach(std::function<void(int64_t buf)> handler) {

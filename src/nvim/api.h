@@ -5,10 +5,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "rpc/peer.h"
 
@@ -24,8 +23,8 @@ struct ApiInfo {
 
 ApiInfo parse_api_info(const nlohmann::json& result);
 
-// nvim_buf_lines_event: rows [first, last) were replaced by `lines`; last == -1 on the
-// initial event of nvim_buf_attach(send_buffer = true), which carries the whole buffer.
+// nvim_buf_lines_event: rows [first, last) were replaced by `lines` (the host attaches without
+// send_buffer, so last == -1, the initial event that carries the whole buffer, never comes).
 struct LinesEvent {
   int64_t buf = 0;
   int64_t changedtick = 0;
@@ -43,10 +42,11 @@ class Api {
   explicit Api(rpc::Peer& peer);
 
   void get_api_info(Done<ApiInfo> done);
+  // Without send_buffer: the host reads the buffer itself (BufferLoader).
   void buf_attach(int64_t buf, Done<bool> done);
+  void buf_line_count(int64_t buf, Done<int64_t> done);
   void buf_detach(int64_t buf, Done<bool> done);
-  void buf_get_lines(int64_t buf, int64_t start, int64_t end,
-                     Done<std::vector<std::string>> done);
+  void buf_get_lines(int64_t buf, int64_t start, int64_t end, Done<std::vector<std::string>> done);
   // Runs `code` with `...` = args; the callback gets what it returns.
   void exec_lua(const std::string& code, const nlohmann::json& args, Done<nlohmann::json> done);
   // Runs `code` with `...` = a list of batches. While Neovim applies one list, the batches sent

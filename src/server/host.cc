@@ -34,15 +34,6 @@ std::string apply_batches_code(const std::string& instance) {
 // The answer to a `toolhost.call`: (token, error or nil, result or nil).
 constexpr const char* kResolveCall = "require('toolhost.host').resolve(...)";
 
-nlohmann::json ok() {
-  return nullptr;
-}
-
-// Neovim's handles are ints: it reads 2^32 as 0, the current buffer (found by rpc_from_lua).
-bool is_buffer_number(int64_t buf) {
-  return buf > 0 && buf <= INT32_MAX;
-}
-
 }  // namespace
 
 Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
@@ -54,7 +45,11 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
       tools_(core::builtin_tool_table()),
       engine_(loop, engine_options(options_)),
       feedback_(loop, [this](nlohmann::json batch) { send_batch(std::move(batch)); }),
-      lua_tools_(api_) {
+      lua_tools_(api_),
+      reads_(
+          api_,
+          [this](int64_t buf, std::vector<std::string> lines) { loaded(buf, std::move(lines)); },
+          [this](int64_t buf, const std::string& error) { attach_failed(buf, error); }) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
 }
@@ -67,6 +62,7 @@ void Host::start() {
               std::to_string(info.api_level) + ", channel " + std::to_string(info.channel) + ")");
   });
   api_.on_lines([this](nvim::LinesEvent& event) {
+    if (reads_.on_lines(event)) return;  // into the buffer being read
     if (session::Session* s = session(event.buf)) s->on_lines(event);
   });
   api_.on_detach([this](int64_t buf) {
@@ -91,6 +87,7 @@ void Host::start() {
   methods_.add("toolhost.idle", bind(&Host::idle));
   methods_.add("jobs.rerun", bind(&Host::rerun));
   methods_.add("toolhost.submit", bind(&Host::submit));
+  methods_.add("toolhost.mirror", bind(&Host::mirror));
   methods_.add("jobs.list",
                [this](const nlohmann::json& args) { return jobs_list(engine_, args); });
   methods_.add("jobs.get", [this](const nlohmann::json& args) { return jobs_get(engine_, args); });
@@ -176,78 +173,6 @@ Host::Reply Host::setup(const nlohmann::json& args) {
   nlohmann::json all = nlohmann::json::array();
   for (const jobs::JobInfo* job : engine_.list()) all.push_back(session::job_entry(*job, 0));
   feedback_.all_jobs(std::move(all));
-  return ok();
-}
-
-session::Session* Host::session(int64_t buf) {
-  auto it = sessions_.find(buf);
-  return it == sessions_.end() ? nullptr : it->second.get();
-}
-
-Host::Reply Host::attach(const nlohmann::json& raw) {
-  Args args(raw);
-  int64_t buf = args.integer_or("buf", 0);
-  std::string root = args.string_or("root", ".");
-  std::string name = args.string_or("name", "");
-  std::string filetype = args.string_or("filetype", "");
-  bool auto_run = args.boolean_or("auto_run", false);
-  std::string run_key = args.string_or("run_key", "");
-  std::string reject_key = args.string_or("reject_key", "");
-  if (!args.ok()) return core::error(args.error());
-  if (!is_buffer_number(buf)) return core::error("`buf` must be a buffer number");
-  session::Session* s = session(buf);
-  if (s) {
-    // Detached while a job ran: the session kept its jobs; it reads the buffer anew.
-    if (!s->detached()) return ok();
-    s->reattach(std::move(root), std::move(name));
-  } else {
-    session::Context context{feedback_, engine_, config_, tools_, &lua_tools_, loop_};
-    auto fresh = std::make_unique<session::Session>(context, buf, std::move(root), std::move(name));
-    s = fresh.get();
-    sessions_.emplace(buf, std::move(fresh));
-  }
-  s->set_filetype(filetype);
-  s->set_auto_run(auto_run);
-  s->set_keys(std::move(run_key), std::move(reject_key));
-  api_.buf_attach(buf, [this, buf](const std::string& error, bool attached) {
-    if (error.empty() && attached) return;
-    log::warn("nvim_buf_attach(" + std::to_string(buf) + ") failed: " + error);
-    if (session::Session* s = session(buf)) s->detach();  // answers what waited on it
-    sessions_.erase(buf);
-  });
-  return ok();
-}
-
-Host::Reply Host::detach(const nlohmann::json& raw) {
-  Args args(raw);
-  int64_t buf = args.integer_or("buf", 0);
-  if (!args.ok()) return core::error(args.error());
-  if (!is_buffer_number(buf)) return core::error("`buf` must be a buffer number");
-  own_detaches_.insert(buf);
-  api_.buf_detach(buf, [this, buf](const std::string&, bool) { own_detaches_.erase(buf); });
-  forget(buf);
-  return ok();
-}
-
-void Host::forget(int64_t buf) {
-  auto it = sessions_.find(buf);
-  if (it == sessions_.end()) return;
-  // Running jobs keep going and still reach the job list; their session stays until then.
-  it->second->detach();
-  if (!it->second->has_active()) sessions_.erase(it);
-}
-
-Host::Reply Host::with_session(const nlohmann::json& raw,
-                               std::function<void(session::Session&)> action) {
-  Args args(raw);
-  int64_t buf = args.integer_or("buf", 0);
-  if (!args.ok()) return core::error(args.error());
-  session::Session* s = session(buf);
-  if (!s || s->detached()) return core::error("this buffer is not attached");
-  s->when_ready([this, s, action = std::move(action)] {
-    action(*s);
-    update_ticker();
-  });
   return ok();
 }
 

@@ -9,12 +9,14 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/config.h"
 #include "core/tool_table.h"
 #include "jobs/engine.h"
 #include "nvim/api.h"
 #include "rpc/peer.h"
+#include "server/buffer_reads.h"
 #include "server/lua_tools.h"
 #include "server/methods.h"
 #include "session/feedback.h"
@@ -43,6 +45,8 @@ class Host {
 
  private:
   using Reply = MethodTable::Reply;
+  // The answer of a method that has none to give.
+  static nlohmann::json ok() { return nullptr; }
 
   // The methods, one each (args: one table).
   Reply ping(const nlohmann::json& args);
@@ -59,6 +63,7 @@ class Host {
   Reply rerun(const nlohmann::json& args);
   Reply submit(const nlohmann::json& args);
   Reply interrupt_host(const nlohmann::json& args);
+  Reply mirror(const nlohmann::json& args);
   // The attached, ready session of args.buf, with `action` run once it has read its buffer.
   Reply with_session(const nlohmann::json& args, std::function<void(session::Session&)> action);
 
@@ -67,7 +72,11 @@ class Host {
   // One about an attached buffer waits until the host has read it.
   void bridge(const nlohmann::json& args);
   void answer(const nlohmann::json& args);
+  // --- attached buffers (host_buffers.cc) ---
   session::Session* session(int64_t buf);
+  // BufferReads read the buffer whole: the session parses it.
+  void loaded(int64_t buf, std::vector<std::string> lines);
+  void attach_failed(int64_t buf, const std::string& error);
   void forget(int64_t buf);
   void send_batch(nlohmann::json batch);
   void update_ticker();
@@ -83,6 +92,7 @@ class Host {
   session::Feedback feedback_;
   LuaTools lua_tools_;
   MethodTable methods_;
+  BufferReads reads_;
   uv_timer_t ticker_{};
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
   std::set<int64_t> own_detaches_;  // buffers whose nvim_buf_detach is under way

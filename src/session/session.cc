@@ -54,14 +54,22 @@ void Session::when_read_or_detached(std::function<void()> answer) {
   answers_.push_back(std::move(answer));
 }
 
+void Session::load(std::vector<std::string> lines) {
+  take(parser_.reset(std::move(lines)));
+  after_change(false);
+}
+
 void Session::on_lines(const nvim::LinesEvent& event) {
-  take(event.last < 0 ? parser_.reset(event.lines)  // the whole buffer
-                      : parser_.apply(static_cast<int>(event.first), static_cast<int>(event.last),
-                                      event.lines));
+  if (event.last < 0) return load(event.lines);  // the whole buffer
+  take(parser_.apply(static_cast<int>(event.first), static_cast<int>(event.last), event.lines));
+  after_change(event.more);
+}
+
+void Session::after_change(bool more) {
   // A change may be the next reply streaming in: its open fence is incomplete again, until
   // the reply is said complete (reply_complete).
   if (parser_.options().complete) take(parser_.set_complete(false));
-  if (event.more) return;  // the rest of this change follows
+  if (more) return;  // the rest of this change follows
   sync_feedback();
   if (!ready_) {
     ready_ = true;
@@ -307,7 +315,7 @@ void Session::reattach(std::string root, std::string name) {
   root_ = std::move(root);
   name_ = std::move(name);
   detached_ = false;
-  // The next initial lines event reads the buffer from scratch: every call is new again.
+  // The host reads the buffer anew (load): every call is new again.
   parser_.reset({});
   unsynced_ = {};
 }

@@ -41,14 +41,19 @@ class Session {
   int64_t buf() const { return buf_; }
   // The buffer's key in history: its file's absolute path, or Neovim's pid and its number.
   const std::string& name() const { return name_; }
-  // The mirror is loaded once the initial nvim_buf_lines_event arrived; commands that came
+  // The mirror is loaded once the host has read the whole buffer (load); commands that came
   // earlier wait for it.
   void when_ready(std::function<void()> action);
   // Runs `answer` once the buffer has been read, or, when the session detaches first (the
   // buffer is gone, or never could be attached), at once then: whoever waits on it is
   // answered either way (toolhost.call).
   void when_read_or_detached(std::function<void()> answer);
+  // The buffer as the host read it (server/buffer_reads.h), then each change after it; last =
+  // -1 in an event also means the whole buffer.
+  void load(std::vector<std::string> lines);
   void on_lines(const nvim::LinesEvent& event);
+  // The mirror: what the host knows of the buffer's lines (toolhost.mirror).
+  const std::vector<std::string>& mirror() const { return parser_.lines(); }
 
   // The user's run of the call at `row` (0-based), or, outside any block, of the first call
   // awaiting approval in the last assistant message. `force` re-runs a finished call without
@@ -94,7 +99,7 @@ class Session {
   void detach();
   bool detached() const { return detached_; }
   // Watched again (:ToolAttach after :ToolDetach while a job ran): the buffer is read anew
-  // from the next initial lines event, and results of jobs still running land again.
+  // (load), and results of jobs still running land again.
   void reattach(std::string root, std::string name);
   // The buffer's filetype decides its header style (CodeCompanion headings, llm-sidekick
   // names); other filetypes take the style of the first header.
@@ -120,6 +125,8 @@ class Session {
     std::optional<parse::ResultRef> replaces;  // a re-run: the old result block goes
   };
 
+  // After the mirror changed: feedback, and the first time the commands that waited.
+  void after_change(bool more);
   // Brings extmarks and parse-error diagnostics in line with the parse after a change.
   void sync_feedback();
   const std::vector<std::string>& lines() const { return parser_.lines(); }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -96,14 +97,24 @@ class HostProcess {
     return done();
   }
 
-  // Plays the Neovim side of a chat buffer: answers nvim_buf_attach with the buffer's lines
-  // and records every feedback batch the host sends.
+  // Plays the Neovim side of a chat buffer: answers nvim_buf_attach, nvim_buf_line_count and
+  // nvim_buf_get_lines with the buffer's lines and records every feedback batch the host sends.
   void serve_buffer(std::vector<std::string> lines) {
+    peer_->on_request("nvim_buf_attach", [](const rpc::Message&, rpc::Peer::Respond respond) {
+      respond(nullptr, true);
+    });
+    peer_->on_request("nvim_buf_line_count",
+                      [lines](const rpc::Message&, rpc::Peer::Respond respond) {
+                        respond(nullptr, lines.size());
+                      });
     peer_->on_request(
-        "nvim_buf_attach", [this, lines](const rpc::Message& message, rpc::Peer::Respond respond) {
+        "nvim_buf_get_lines", [lines](const rpc::Message& message, rpc::Peer::Respond respond) {
           json params = rpc::to_json(message.params);
-          respond(nullptr, true);
-          peer_->notify("nvim_buf_lines_event", json::array({params[0], 1, 0, -1, lines, false}));
+          size_t first = std::min(lines.size(), params[1].get<size_t>());
+          size_t end = std::min(lines.size(), params[2].get<size_t>());
+          respond(nullptr, std::vector<std::string>(
+                               lines.begin() + static_cast<long>(first),
+                               lines.begin() + static_cast<long>(std::max(first, end))));
         });
     // ui.apply_all(batches): the batches that came while the previous list was applied.
     peer_->on_request("nvim_exec_lua",

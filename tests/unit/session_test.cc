@@ -41,15 +41,8 @@ class SessionTest : public ::testing::Test {
     loop_.drain();
   }
 
-  // The initial nvim_buf_lines_event of nvim_buf_attach: the whole buffer.
-  void load(Lines lines) {
-    nvim::LinesEvent event;
-    event.buf = kBuf;
-    event.first = 0;
-    event.last = -1;
-    event.lines = std::move(lines);
-    session_->on_lines(event);
-  }
+  // The whole buffer, as the host read it after the attach.
+  void load(Lines lines) { session_->load(std::move(lines)); }
 
   // Every item of `list` ("edits", "marks", "diags", …) sent for the buffer so far.
   json sent(const char* list) const {
@@ -243,7 +236,7 @@ TEST_F(SessionTest, ReattachedWhileAJobRunsTheResultStillLands) {
   session_->detach();
   EXPECT_TRUE(session_->detached());
   session_->reattach(dir_.path(), dir_ / "t.chat.md");
-  load(lines);  // nvim_buf_attach's initial event again
+  load(lines);  // read again after the attach
   // Lua forgot the extmark with the buffer: the block is marked again.
   EXPECT_TRUE(loop_.run_until([&] { return sent("marks").size() == 2; }));
   std::ofstream(go).put('\n');
