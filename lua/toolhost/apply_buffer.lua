@@ -1,6 +1,7 @@
 -- The steps of one buffer entry of a feedback batch (ui.lua applies a list of batches as steps,
 -- slices.lua runs them): the entry's state (marks, diagnostics, errors; cheap), then each
--- rewrite, then each stream. `list`: { results, dirty = buf -> state, hidden = buf -> true }.
+-- rewrite, then each stream. `list`: { results, dirty = buf -> state, hidden = buf -> true,
+-- edit_count = buf -> the rewrites the list holds }.
 local M = {}
 
 local api = vim.api
@@ -65,8 +66,9 @@ local function write(buf, edit, list)
   -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
   -- diagnostic it shows there: with one per call, each result written would cost as many
   -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
-  -- the refresh that ends the list.
-  if not list.hidden[buf] then
+  -- the refresh that ends the list. One write alone costs that once either way, and hiding
+  -- costs as much again: then they stay.
+  if not list.hidden[buf] and (list.edit_count[buf] or 0) + #st.waiting > 1 then
     list.hidden[buf] = true
     vim.diagnostic.hide(ns, buf)
   end
@@ -84,6 +86,7 @@ end
 -- Appends the steps of `entry` to `steps`.
 function M.steps(steps, entry, list)
   local buf = entry.buf
+  list.edit_count[buf] = (list.edit_count[buf] or 0) + #(entry.edits or {})
   local alive = false -- whether the buffer was there at the entry's first step
   steps[#steps + 1] = function()
     local st = buffer_state(entry, list)
