@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -202,6 +203,9 @@ class Session {
   uint64_t next_submission_ = 1;
   bool handled_ = false;  // a call of the last reply ran or was rejected since it completed
   bool all_done_sent_ = false;
+  // Expires with the session: an answer from Neovim (an auto_accept function's) may come after
+  // the host dropped a detached session that had no job running.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace toolhost::session

@@ -131,16 +131,18 @@ void Session::continue_chain() {
     // A custom tool's auto_accept function decides, in Neovim, within a second.
     const std::string id = call->id;
     nlohmann::json args = {{"name", call->tool}, {"params", call->params}};
-    timed_call(ctx_.loop, *ctx_.editor, "auto_accept", std::move(args), kAutoAcceptTimeoutMs,
-               [this, id](core::Result<nlohmann::json> answer) {
-                 const parse::ToolCall* now = find_call(id);
-                 if (!chain_ || !now || !pending(*now)) return;
-                 if (answer && answer->value("ok", false)) {
-                   return start(*now, Origin::Chain, /*automatic=*/true);
-                 }
-                 hold(*now, answer ? "its auto_accept function said no"
-                                   : "its auto_accept function failed: " + answer.error());
-               });
+    timed_call(
+        ctx_.loop, *ctx_.editor, "auto_accept", std::move(args), kAutoAcceptTimeoutMs,
+        [this, id, alive = std::weak_ptr<bool>(alive_)](core::Result<nlohmann::json> answer) {
+          if (alive.expired()) return;  // the buffer went meanwhile
+          const parse::ToolCall* now = find_call(id);
+          if (!chain_ || !now || !pending(*now)) return;
+          if (answer && answer->value("ok", false)) {
+            return start(*now, Origin::Chain, /*automatic=*/true);
+          }
+          hold(*now, answer ? "its auto_accept function said no"
+                            : "its auto_accept function failed: " + answer.error());
+        });
     return;
   }
   chain_ = false;

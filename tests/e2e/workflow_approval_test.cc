@@ -151,5 +151,43 @@ TEST(WorkflowApproval, CustomAutoAcceptFunctionDecidesPerCall) {
   EXPECT_EQ(barrier(nvim, buf).size(), 1u);
 }
 
+// Regression (found reviewing #28): the chain asked a custom tool's auto_accept function and
+// the buffer was wiped before the answer came; the host had freed the session (no job ran),
+// and the answer's callback used it. The function here wipes the buffer itself, so the detach
+// reaches the host before the answer. The host must go on serving (ASan catches the use).
+TEST(WorkflowApproval, BufferWipedWhileAnAutoAcceptFunctionDecidesLosesNothing) {
+  NvimHarness nvim(auto_run());
+  nvim.lua(R"(
+    require("toolhost").setup({
+      binary = require("toolhost.config").options.binary,
+      auto_run = true,
+      auto_run_idle_ms = 600000,
+      tools = {
+        say = {
+          cmd = { "printf", "%s", "${word}" },
+          auto_accept = function()
+            vim.api.nvim_buf_delete(_G.chat, { force = true })
+            -- Runs after the answer went to the host.
+            vim.schedule(function() vim.rpcnotify(_G.test_chan, "decided") end)
+            return true
+          end,
+        },
+      },
+    })
+  )");
+  int64_t buf = open_chat(nvim, "wiped.chat.md");
+  nvim.listen("decided");
+  nvim.lua("_G.chat, _G.test_chan = ...", json::array({buf, nvim.channel()}));
+  reply(nvim, buf,
+        {"ASSISTANT: Saying.", "", "```json", R"({"tool": "say", "parameters": {"word": "hi"}})",
+         "```"});
+  nvim.wait_for("decided");
+  json jobs = barrier(nvim);                 // the host has handled the answer, after the detach
+  EXPECT_TRUE(jobs.empty()) << jobs.dump();  // no session, so nothing ran for the wiped chat
+  EXPECT_EQ(nvim.lua("return vim.rpcrequest(require('toolhost.host').channel(), "
+                     "'toolhost.ping').sessions"),
+            0);
+}
+
 }  // namespace
 }  // namespace toolhost::e2e
