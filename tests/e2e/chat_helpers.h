@@ -4,8 +4,11 @@
 // Everything waits on a message; nothing sleeps.
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,14 @@
 namespace toolhost::e2e {
 
 using Lines = std::vector<std::string>;
+
+// A file's whole contents, byte for byte.
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 inline std::string text_of(NvimHarness& nvim, int64_t buf) {
   std::string text;

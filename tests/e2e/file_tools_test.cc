@@ -7,21 +7,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "e2e/nvim_harness.h"
+#include "e2e/chat_helpers.h"
 
 namespace toolhost::e2e {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using Lines = std::vector<std::string>;
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Writes `lines` as a chat file in Neovim's cwd (the project root) and edits it.
 int64_t open_chat(NvimHarness& nvim, const std::string& name, const Lines& lines) {

@@ -6,27 +6,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "e2e/nvim_harness.h"
+#include "e2e/chat_helpers.h"
 
 namespace toolhost::e2e {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using Lines = std::vector<std::string>;
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string text_of(NvimHarness& nvim, int64_t buf) {
-  std::string text;
-  for (const auto& line : nvim.lines(buf)) text += line + "\n";
-  return text;
-}
 
 // Runs the call of the block whose first line is `marker` (the cursor goes there) with
 // :ToolRun and waits for its job to finish.

@@ -71,4 +71,11 @@ if ldd "$build/toolhost" >/dev/null 2>&1; then linked=dynamic; else linked=stati
 user_make CMAKE_FLAGS="$hidden" >"$work/again.log" 2>&1 || { cat "$work/again.log"; fail "second make failed"; }
 ! grep -qE 'Building|Linking|Configuring' "$work/again.log" || fail "the second make rebuilt: $(cat "$work/again.log")"
 
+# The size the README states is the size users get (it once said 1.4 MB of a 4.1 MB binary).
+bytes=$(stat -c %s "$build/toolhost")
+stated=$(grep -o '`build/toolhost`, a [0-9.]* MB' "$source_dir/README.md" | grep -o '[0-9.]*' | head -1)
+[ -n "$stated" ] || fail "README.md does not state the size of build/toolhost"
+awk -v b="$bytes" -v s="$stated" 'BEGIN { r = b / (s * 1e6); exit !(r > 0.85 && r < 1.15) }' ||
+  fail "README.md says build/toolhost is $stated MB; it is $bytes bytes"
+
 echo "make from a fresh clone: ${seconds} s, build/toolhost: $(stat -c %s "$build/toolhost") bytes, $linked"
