@@ -66,6 +66,8 @@ std::string joined(const std::vector<std::string>& lines, size_t from, size_t to
   return out;
 }
 
+constexpr size_t kMaxCandidateSplits = 32;
+
 // One fence holding the old text, a blank line, the new text; without a blank line the new
 // text is empty (llm-sidekick removes the blank line when a replacement deletes). With more
 // blank lines the split depends on the file: each run of blank lines is a candidate (split at
@@ -87,11 +89,25 @@ bool split_one_fence(const ParamFence& fence, Replacements& out) {
     out.replace.push_back(joined(lines, blanks[0] + 1, lines.size()));
     return true;
   }
+  std::vector<size_t> splits;  // each run's last blank line
+  for (size_t k = 0; k < blanks.size(); ++k) {
+    if (k + 1 < blanks.size() && blanks[k + 1] == blanks[k] + 1) continue;  // not the run's last
+    splits.push_back(blanks[k]);
+  }
+  // Each candidate holds a copy of the fence: a fence of thousands of blank-line runs would
+  // cost their square in memory (a hostile chat asked for gigabytes), and no real replacement
+  // has that many places where it could split.
+  if (splits.size() > kMaxCandidateSplits) {
+    out.error_row = fence.open_row + 1;
+    out.error = "the replacement fence has " + std::to_string(splits.size()) +
+                " runs of blank lines, too many to tell its old text from its new (at most " +
+                std::to_string(kMaxCandidateSplits) +
+                "): use `**Search:**` and `**Replace:**` fences";
+    return false;
+  }
   nlohmann::json olds = nlohmann::json::array();
   nlohmann::json news = nlohmann::json::array();
-  for (size_t k = 0; k < blanks.size(); ++k) {
-    const size_t split = blanks[k];
-    if (k + 1 < blanks.size() && blanks[k + 1] == split + 1) continue;  // not the run's last
+  for (size_t split : splits) {
     std::string old_text = joined(lines, 0, split);
     if (is_blank_text(old_text)) continue;
     olds.push_back(std::move(old_text));

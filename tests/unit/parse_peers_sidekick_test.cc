@@ -88,6 +88,23 @@ TEST(PeerSidekick, OneRunOfBlankLinesIsOneSplit) {
             "the replacement fence has no old text before its blank lines");
 }
 
+// Regression (fuzz-smoke's hostile input, 100,000 blank-line runs): each candidate copied the
+// fence, and the parse asked for gigabytes. Past 32 runs it is an error naming the way out.
+TEST(PeerSidekick, AFenceWithTooManyBlankLineRunsIsAnErrorNotGigabytes) {
+  std::string fence;
+  for (int i = 0; i < 33; ++i) fence += "x\n\n";
+  auto r = parse_text("ASSISTANT: ok\n**Replace:** `a`\n```\n" + fence + "y\n```\n");
+  EXPECT_TRUE(r.calls.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            "the replacement fence has 33 runs of blank lines, too many to tell its old text "
+            "from its new (at most 32): use `**Search:**` and `**Replace:**` fences");
+  std::string fewer;
+  for (int i = 0; i < 32; ++i) fewer += "x\n\n";
+  EXPECT_EQ(parse_text("ASSISTANT: ok\n**Replace:** `a`\n```\n" + fewer + "y\n```\n").calls.size(),
+            1u);
+}
+
 TEST(PeerSidekick, NumberedReplacementsMixKnownAndCandidateSplits) {
   auto r = parse_text(
       "ASSISTANT: ok\n**Replace:** `m.c`\n**Replacement 1:**\n```c\na\n\nb\n```\n\n"
