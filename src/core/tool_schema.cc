@@ -62,4 +62,12 @@ json tools_json(const ToolTable& table, SchemaFormat format) {
   return tools;
 }
 
+Result<json> tools_json(const Config& config, std::string_view format) {
+  auto known = schema_format(format);
+  if (!known) {
+    return error("unknown format `" + std::string(format) + "` (openai, anthropic or mcp)");
+  }
+  return tools_json(tool_table_for(config), *known);
+}
+
 }  // namespace toolhost::core

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/result.h"
 #include "core/tool_table.h"
 
 namespace toolhost::core {
@@ -23,5 +24,8 @@ nlohmann::json annotations(const ToolSpec& tool);
 nlohmann::json tool_json(const ToolSpec& tool, SchemaFormat format);
 // Every tool of `table`, in its order.
 nlohmann::json tools_json(const ToolTable& table, SchemaFormat format);
+// Every tool of `config` (built-in and custom) in the format named `format`; an unknown name is
+// an error that lists the known ones. What `toolhost tools` prints and `toolhost.tools` answers.
+Result<nlohmann::json> tools_json(const Config& config, std::string_view format);
 
 }  // namespace toolhost::core

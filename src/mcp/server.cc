@@ -180,7 +180,7 @@ void Server::output(uint64_t id, const std::string& last_lines) {
   ActiveCall& call = it->second;
   call.last_lines = last_lines;
   if (uv_now(loop_) - call.last_sent_ms >= kProgressIntervalMs || call.notifications == 0) {
-    send_progress(id, call);
+    send_progress(call);
     return;
   }
   call.unsent = true;
@@ -191,7 +191,7 @@ void Server::output(uint64_t id, const std::string& last_lines) {
   }
 }
 
-void Server::send_progress(uint64_t, ActiveCall& call) {
+void Server::send_progress(ActiveCall& call) {
   call.unsent = false;
   call.last_sent_ms = uv_now(loop_);
   // `progress` must rise; output has no known total, so it counts the notifications.
@@ -206,7 +206,7 @@ void Server::flush_progress() {
   for (auto& [id, call] : calls_) {
     if (!call.unsent) continue;
     if (now - call.last_sent_ms >= kProgressIntervalMs) {
-      send_progress(id, call);
+      send_progress(call);
     } else {
       waiting = true;
     }

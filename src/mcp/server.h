@@ -85,7 +85,7 @@ class Server {
   // Wraps a handler that needs the handshake done first.
   jsonrpc::Endpoint::RequestHandler after_initialize(jsonrpc::Endpoint::RequestHandler handler);
   void output(uint64_t id, const std::string& last_lines);
-  void send_progress(uint64_t id, ActiveCall& call);
+  void send_progress(ActiveCall& call);
   void flush_progress();
   void finish(uint64_t id, const CallResult& result);
   void closed(const std::string& reason);

@@ -10,9 +10,7 @@ core::Result<nlohmann::json> tools_list(const core::Config& config, const nlohma
     if (!args["format"].is_string()) return core::error("format must be a string");
     name = args["format"].get<std::string>();
   }
-  auto format = core::schema_format(name);
-  if (!format) return core::error("unknown format `" + name + "` (openai, anthropic or mcp)");
-  return core::tools_json(core::tool_table_for(config), *format);
+  return core::tools_json(config, name);
 }
 
 }  // namespace toolhost::server
