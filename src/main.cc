@@ -2,6 +2,7 @@
 //   toolhost --stdio [--state-dir D] [--cache-dir D] [--log-file F]   (started by Neovim)
 //   toolhost parse FILE [--json] [--config FILE.json]
 //   toolhost run FILE [--yes] [--dry-run] [--json] [--config FILE.json]
+//   toolhost mcp serve [--socket PATH] [--approve all] [--config FILE.json]   (started by agents)
 //   toolhost --version | --print-config
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "base/log.h"
 #include "cli/parse_command.h"
 #include "cli/run_command.h"
+#include "cli/serve_command.h"
 #include "cli/tools_command.h"
 #include "core/config.h"
 #include "rpc/peer.h"
@@ -126,6 +128,16 @@ int main(int argc, char** argv) {
   tools_app->add_option("--format", tools.format, "openai, anthropic or mcp")
       ->check(CLI::IsMember({"openai", "anthropic", "mcp"}));
   tools_app->add_option("--config", tools.config_file, "setup() options as JSON (custom tools)");
+  cli::ServeCommand serve;
+  serve.version = TOOLHOST_VERSION;
+  CLI::App* mcp_app = app.add_subcommand("mcp", "MCP: serve outside agents")->require_subcommand(1);
+  CLI::App* serve_app = mcp_app->add_subcommand(
+      "serve", "An MCP server on stdio for agents (Claude Code, codex, Gemini CLI, ...)");
+  serve_app->add_option("--socket", serve.socket, "The toolhost host's socket to relay to")
+      ->envname("TOOLHOST_SOCKET");
+  serve_app->add_option("--approve", serve.approve, "all: run every call without approval")
+      ->check(CLI::IsMember({"all"}));
+  serve_app->add_option("--config", serve.config_file, "setup() options as JSON");
   bool print_config = false;
   app.add_flag("--print-config", print_config,
                "Print the defaults of the options the host reads, as JSON (setup() names)");
@@ -138,6 +150,11 @@ int main(int argc, char** argv) {
 
   if (parse_app->parsed()) return cli::run_parse_command(parse, std::cout, std::cerr);
   if (tools_app->parsed()) return cli::run_tools_command(tools, std::cout, std::cerr);
+  if (serve_app->parsed()) {
+    serve.state_dir = options.state_dir;
+    serve.cache_dir = options.cache_dir;
+    return cli::run_serve_command(serve, std::cerr);
+  }
   if (run_app->parsed()) {
     // The same history and logs as Neovim's host: job ids continue across both.
     run.state_dir = options.state_dir;

@@ -27,6 +27,9 @@ struct Tool {
 };
 
 Json to_json(const Tool& tool);
+// A `tools/list` entry read back (toolhost's own table, or a server's list): null with the
+// reason in `error` when it has no name or its inputSchema is not an object.
+std::optional<Tool> tool_from_json(const Json& json, std::string& error);
 
 struct CallResult {
   std::string text;

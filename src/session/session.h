@@ -16,8 +16,8 @@
 #include "nvim/api.h"
 #include "parse/incremental.h"
 #include "parse/types.h"
+#include "results/output_tail.h"
 #include "session/feedback.h"
-#include "session/output_tail.h"
 #include "tools/editor.h"
 
 namespace toolhost::session {
@@ -117,7 +117,7 @@ class Session {
     std::string job_id;
     uint64_t started_ns = 0;
     long shown_second = -1;
-    OutputTail tail;
+    results::OutputTail tail;
     bool stream_dirty = false;
     Origin origin = Origin::User;
     // The chain reached it while it ran (the user or :ToolRunAll started it): the chain goes

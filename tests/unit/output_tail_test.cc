@@ -1,12 +1,12 @@
-// session::OutputTail: the streamed last lines of a running job (SPEC 5).
-#include "session/output_tail.h"
+// results::OutputTail: the streamed last lines of a running job (SPEC 5).
+#include "results/output_tail.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -87,4 +87,4 @@ TEST(OutputTail, LinesAreCutAtTheStreamWidth) {
 }
 
 }  // namespace
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -11,7 +11,7 @@
 
 #include "jobs/types.h"
 
-namespace toolhost::session {
+namespace toolhost::results {
 
 class OutputTail {
  public:
@@ -45,4 +45,4 @@ class OutputTail {
   Line partial_[2];  // by stream
 };
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

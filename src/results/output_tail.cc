@@ -1,11 +1,11 @@
-#include "session/output_tail.h"
+#include "results/output_tail.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "results/text_clean.h"
 
-namespace toolhost::session {
+namespace toolhost::results {
 namespace {
 
 bool is_continuation(char byte) {
@@ -103,4 +103,4 @@ std::vector<std::string> OutputTail::lines() const {
   return out;
 }
 
-}  // namespace toolhost::session
+}  // namespace toolhost::results

@@ -1,0 +1,34 @@
+#include "agents/call_result.h"
+
+#include "results/format.h"
+#include "results/result_block.h"
+
+namespace toolhost::agents {
+namespace {
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) {
+    if (!text.empty()) text += '\n';
+    text += line;
+  }
+  return text;
+}
+
+}  // namespace
+
+mcp::CallResult call_result(const jobs::JobInfo& job, const core::Config& config) {
+  results::ResultOptions options;
+  options.max_lines = config.output.max_lines;
+  std::string body = join(results::job_body(job, options));
+  if (job.status == core::Status::Succeeded) return {std::move(body), false};
+  std::string text = results::finished_message(job);
+  if (!body.empty()) text += "\n" + body;
+  return {std::move(text), true};
+}
+
+mcp::CallResult not_run(const std::string& reason) {
+  return {join(results::refused_body(reason)), true};
+}
+
+}  // namespace toolhost::agents
