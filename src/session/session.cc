@@ -273,6 +273,7 @@ void Session::show_progress(const std::string& id, Active& active) {
   if (active.stream_dirty) {
     active.stream_dirty = false;
     std::vector<std::string> tail = active.tail.lines();
+    if (ctx_.observer) ctx_.observer->call_output(buf_, id, tail);
     // ToolhostJobOutput: at most once per tick (stream_interval_ms), with what is shown.
     ctx_.feedback.event("ToolhostJobOutput", {{"id", active.job_id},
                                               {"call_id", id},

@@ -25,6 +25,18 @@ namespace toolhost::session {
 // The data of ToolhostJobStarted / ToolhostJobFinished (SPEC 8).
 nlohmann::json job_event_data(const jobs::JobInfo& job, int64_t buf);
 
+// Someone besides the buffer who waits on its calls: an outside agent whose call the host wrote
+// into the agent's buffer (server/agent_backend.h). Told of a call's streamed lines as the block
+// shows them, and of its end with the body its result block gets.
+class CallObserver {
+ public:
+  virtual ~CallObserver() = default;
+  virtual void call_output(int64_t buf, const std::string& call_id,
+                           const std::vector<std::string>& lines) = 0;
+  virtual void call_ended(int64_t buf, const std::string& call_id, const jobs::JobInfo& job,
+                          const std::vector<std::string>& body) = 0;
+};
+
 // What a session shares with the others; it reaches Neovim only through `feedback`.
 struct Context {
   Feedback& feedback;
@@ -33,6 +45,7 @@ struct Context {
   const parse::ToolTable& tools;
   tools::Editor* editor = nullptr;  // Neovim's side of Lua tools and loaded-buffer edits
   uv_loop_t* loop = nullptr;
+  CallObserver* observer = nullptr;
 };
 
 class Session {
@@ -87,6 +100,18 @@ class Session {
     bool write_result = false;
   };
   void submit(Submission submission);
+  // --- an outside agent's buffer (session_agent.cc) ---
+  // The calls of this buffer are an agent's: approved in the order they arrived, whatever
+  // message they are in.
+  void set_agent_buffer(bool on) { agent_buffer_ = on; }
+  // The call whose block starts at `row` (the host wrote it there), if the parse has it.
+  const parse::ToolCall* call_starting_at(int row) const;
+  // An agent's call: runs now when policy lets auto-run start it, else waits for approval
+  // (:ToolRun / :ToolReject). False when it is not pending (ran already, or is running).
+  bool start_agent_call(const std::string& call_id);
+  // Ends an agent's call that it cancelled or left: a running one is canceled, a waiting one
+  // rejected with `reason`. False when it is neither.
+  bool end_agent_call(const std::string& call_id, const std::string& reason);
   // Whether auto-run runs this buffer's calls, and the keys the approval hint names.
   void set_auto_run(bool on) { auto_run_ = on; }
   void set_keys(std::string run, std::string reject);
@@ -201,6 +226,7 @@ class Session {
   };
   std::map<std::string, Submitted> submitted_;  // submit()'s calls, by id
   uint64_t next_submission_ = 1;
+  bool agent_buffer_ = false;
   bool handled_ = false;  // a call of the last reply ran or was rejected since it completed
   bool all_done_sent_ = false;
   // Expires with the session: an answer from Neovim (an auto_accept function's) may come after

@@ -53,6 +53,13 @@ const parse::ToolCall* Session::find_call(const std::string& id) const {
 }
 
 const parse::ToolCall* Session::first_awaiting() const {
+  if (agent_buffer_) {
+    // An agent's calls are approved in the order they arrived (awaiting_'s order).
+    for (const auto& id : awaiting_) {
+      if (const parse::ToolCall* call = find_call(id)) return call;
+    }
+    return nullptr;
+  }
   for (const parse::ToolCall* call : reply_calls()) {
     if (std::find(awaiting_.begin(), awaiting_.end(), call->id) != awaiting_.end()) return call;
   }

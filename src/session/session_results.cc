@@ -52,6 +52,7 @@ void Session::on_finished(const std::string& call_id, const jobs::JobInfo& job) 
 void Session::write_result(const parse::ToolCall& call, const std::vector<std::string>& block,
                            const jobs::JobInfo& job, std::vector<std::string> body,
                            const std::string& message) {
+  if (ctx_.observer) ctx_.observer->call_ended(buf_, call.id, job, body);
   if (detached_) return;  // the buffer is gone: only the job record keeps the result
   ResultOptions options;
   options.part = call.part;
