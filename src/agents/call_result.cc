@@ -20,9 +20,15 @@ std::string join(const std::vector<std::string>& lines) {
 mcp::CallResult call_result(const jobs::JobInfo& job, const core::Config& config) {
   results::ResultOptions options;
   options.max_lines = config.output.max_lines;
-  std::string body = join(results::job_body(job, options));
+  return call_result(job, results::job_body(job, options));
+}
+
+mcp::CallResult call_result(const jobs::JobInfo& job, const std::vector<std::string>& lines) {
+  std::string body = join(lines);
   if (job.status == core::Status::Succeeded) return {std::move(body), false};
-  std::string text = results::finished_message(job);
+  std::string text = job.status == core::Status::Rejected
+                         ? "✗ " + job.spec.tool + ": rejected in Neovim"
+                         : results::finished_message(job);
   if (!body.empty()) text += "\n" + body;
   return {std::move(text), true};
 }

@@ -3,6 +3,7 @@
 // model reads the same thing whichever way it asked; `isError` unless the call succeeded.
 
 #include <string>
+#include <vector>
 
 #include "core/config.h"
 #include "jobs/types.h"
@@ -13,6 +14,8 @@ namespace toolhost::agents {
 // A finished job: its result body (output capped at output.max_lines as in a chat), headed by
 // the status line ("✗ run_terminal_command: exit 2") when it did not succeed.
 mcp::CallResult call_result(const jobs::JobInfo& job, const core::Config& config);
+// The same with the body a chat buffer's result block got (a rejection's reason, a refusal).
+mcp::CallResult call_result(const jobs::JobInfo& job, const std::vector<std::string>& body);
 
 // A call that never ran: policy refused it, the user rejected it, or it needs an approval that
 // nobody can give here.

@@ -1,0 +1,26 @@
+#pragma once
+// An outside agent's call as an assistant message of its Neovim buffer (SPEC 13.5): a header,
+// a line naming the agent, and the block: llm-sidekick's `**bash**` form for a plain command,
+// a JSON fence otherwise. The parser reads it back as the same tool and arguments.
+
+#include <string>
+#include <vector>
+
+#include "core/roles.h"
+#include "mcp/tool.h"
+
+namespace toolhost::agents {
+
+struct CallMessage {
+  std::vector<std::string> lines;
+  int block_offset = 0;  // the block's first line, counted from the first of `lines`
+  std::string summary;   // what vim.notify says: the command, or the tool and its path
+};
+
+CallMessage call_message(const std::string& client, const std::string& tool,
+                         const mcp::Json& arguments, const core::RoleNames& roles);
+
+// The first line of a new agent buffer: a user message, so that every call after it is a reply.
+std::string agent_buffer_intro(const std::string& client, const core::RoleNames& roles);
+
+}  // namespace toolhost::agents
