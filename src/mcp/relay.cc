@@ -11,10 +11,9 @@ namespace toolhost::mcp {
 namespace {
 
 constexpr size_t kReadSize = 64 * 1024;
-// Reading from a side stops while this much is waiting to be written to the other, and goes
-// on once it is down to the low mark: a reader that does not keep up holds the writer back
-// instead of growing our memory.
-constexpr size_t kHighWater = 4 * 1024 * 1024;
+// Reading from a side stops while kHighWater bytes wait to be written to the other, and goes
+// on once they are down to this: a reader that does not keep up holds the writer back instead
+// of growing our memory.
 constexpr size_t kLowWater = 1024 * 1024;
 
 uv_stream_t* stream(uv_pipe_t* pipe) {
@@ -121,7 +120,7 @@ struct Relay::State {
     }
     direction.queued += write->bytes.size();
     ++direction.writes_in_flight;
-    if (direction.queued > kHighWater && !direction.paused) {
+    if (direction.queued > Relay::kHighWater && !direction.paused) {
       direction.paused = true;
       uv_read_stop(stream(direction.source));
     }
@@ -271,6 +270,10 @@ Relay::~Relay() {
 
 bool Relay::finished() const {
   return state_->closed_all;
+}
+
+bool Relay::waiting_for_agent() const {
+  return state_->down.paused;
 }
 
 }  // namespace toolhost::mcp

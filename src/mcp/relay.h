@@ -46,6 +46,9 @@ class Relay {
   Relay& operator=(const Relay&) = delete;
 
   bool finished() const;
+  // The host is not read while this much waits for a slow agent (for tests and diagnostics).
+  bool waiting_for_agent() const;
+  static constexpr size_t kHighWater = 4 * 1024 * 1024;
 
  private:
   struct State;

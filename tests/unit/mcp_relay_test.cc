@@ -203,6 +203,27 @@ TEST_F(RelayTest, AHostClosingRightAfterALongAnswerLosesNoneOfIt) {
   EXPECT_EQ(done_, "the host closed the connection");
 }
 
+TEST_F(RelayTest, ASlowAgentHoldsTheHostBackAndThenGetsEverything) {
+  std::string error;
+  relay_ = Relay::start(
+      loop_.get(), to_relay_[0], from_relay_[1], socket_,
+      [this](const std::string& reason) { done_ = reason; }, error);
+  ASSERT_TRUE(relay_) << error;
+  ASSERT_TRUE(loop_.run_until([&] { return hosts_.size() == 1; }));
+  std::string line(256 * 1024, 'h');
+  size_t lines = 2 * Relay::kHighWater / line.size();
+  for (size_t i = 0; i < lines; ++i) host().transport->send(line);
+  // Nobody reads the agent's side yet: the relay stops reading the host instead of queueing
+  // all of it.
+  ASSERT_TRUE(loop_.run_until([&] { return relay_->waiting_for_agent(); }));
+  agent_output_ = std::make_unique<RawReader>(loop_.get(), from_relay_[0]);
+  size_t total = lines * (line.size() + 1);
+  ASSERT_TRUE(loop_.run_until([&] { return agent_output_->bytes.size() >= total; }));
+  EXPECT_EQ(agent_output_->bytes.size(), total);
+  EXPECT_EQ(agent_output_->bytes.find_first_not_of("h\n"), std::string::npos);
+  EXPECT_FALSE(relay_->waiting_for_agent());
+}
+
 TEST_F(RelayTest, ALineOverTheCapIsDroppedAndLoggedAndTheNextOnePasses) {
   std::vector<std::string> log;
   Relay::Options options;
