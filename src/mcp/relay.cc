@@ -97,12 +97,17 @@ struct Relay::State {
   std::string reason;
   char buffer[kReadSize];
 
-  // Owns `fd` once the handle is initialised: closing the handle closes it.
+  // Owns `fd` from here: closes it when it cannot be opened, as StreamTransport does.
   int open(uv_pipe_t* pipe, Direction* direction, int fd) {
-    if (int rc = uv_pipe_init(loop, pipe, 0)) return rc;
+    if (int rc = uv_pipe_init(loop, pipe, 0)) {
+      ::close(fd);
+      return rc;
+    }
     pipe->data = direction;
     ++open_handles;
-    return uv_pipe_open(pipe, fd);
+    int rc = uv_pipe_open(pipe, fd);
+    if (rc != 0) ::close(fd);
+    return rc;
   }
 
   void forward(Direction& direction, std::string_view line) {

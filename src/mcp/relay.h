@@ -23,7 +23,8 @@ class Relay {
  public:
   struct Options {
     size_t max_line = jsonrpc::kMaxMessageBytes;
-    std::function<void(const std::string& message)> log;  // dropped lines
+    // Dropped lines, and a read error on the agent's input (taken as its end).
+    std::function<void(const std::string& message)> log;
   };
   // Called once, after every descriptor is closed, with why the relay ended.
   using Done = std::function<void(const std::string& reason)>;
