@@ -238,6 +238,8 @@ function M.ensure()
     end,
   })
   vim.rpcnotify(job, "toolhost.setup", config.for_host())
+  require("toolhost.agents").announce(job)
+  require("toolhost.agents").watch_directory()
   return job
 end
 
@@ -280,6 +282,9 @@ end
 -- Whether auto-run runs the calls of `buf`: `auto_run`, or what its function says (an error
 -- counts as no).
 function M.auto_run(buf)
+  if require("toolhost.agents").is_agent_buffer(buf) then
+    return false -- the host runs or holds an agent's call as it arrives
+  end
   local auto_run = config.options.auto_run
   if type(auto_run) == "function" then
     local ok, result = pcall(auto_run, buf)
@@ -289,9 +294,14 @@ function M.auto_run(buf)
 end
 
 -- How history knows the buffer (SPEC 3): its file's absolute path, or, for a buffer without a
--- file, this Neovim's pid and the buffer number.
+-- file, this Neovim's pid and the buffer number. An agent's buffer is named after the agent,
+-- whose calls repeat across sessions: its key has this Neovim's pid and the buffer too, so that
+-- history of an earlier session never reads as a call of this one that already ran.
 function M.buffer_key(buf)
   local name = vim.api.nvim_buf_get_name(buf)
+  if vim.b[buf].toolhost_agent ~= nil then
+    return ("%s#nvim-%d:%d"):format(name, vim.fn.getpid(), buf)
+  end
   if name ~= "" then
     return name
   end

@@ -316,6 +316,24 @@ local entries = {
     },
   },
   {
+    name = "serve",
+    description = "Outside agents through `toolhost mcp serve` (:help toolhost-agents).",
+    fields = {
+      {
+        name = "enabled",
+        type = T.boolean,
+        default = true,
+        description = "Agents started in this project may reach this Neovim (a socket only you can use).",
+      },
+      {
+        name = "open",
+        type = one_of("split", "tab", "none"),
+        default = "split",
+        description = "Where an agent's buffer opens when a call waits for approval; focus stays where it was.",
+      },
+    },
+  },
+  {
     name = "log_level",
     type = one_of("debug", "info", "warn", "error", "off"),
     default = "warn",

@@ -36,7 +36,8 @@ std::vector<std::string> split_lines(const std::string& text) {
 bool is_plain_command(const std::string& tool, const mcp::Json& arguments) {
   if (tool != "run_terminal_command" || arguments.size() != 1) return false;
   auto command = arguments.find("command");
-  return command != arguments.end() && command->is_string() && !command->get_ref<const std::string&>().empty() &&
+  return command != arguments.end() && command->is_string() &&
+         !command->get_ref<const std::string&>().empty() &&
          command->get_ref<const std::string&>().find('\r') == std::string::npos;
 }
 

@@ -9,6 +9,8 @@
 #include "agents/headless_backend.h"
 #include "cli/transcript.h"
 #include "jsonrpc/stream_transport.h"
+#include "mcp/host_registry.h"
+#include "mcp/relay.h"
 #include "mcp/server.h"
 
 namespace toolhost::cli {
@@ -52,6 +54,61 @@ int serve_headless(uv_loop_t* loop, agents::HeadlessBackend::Options options,
   return 0;
 }
 
+// The socket of the host to relay to: the one named, or the Neovim host whose project holds
+// `root`. Empty when there is none (then the calls run here); nullopt when the named one is
+// unusable (an error to report, not a reason to run unapproved calls here).
+std::optional<std::string> host_socket(const ServeCommand& command, const std::string& root,
+                                       std::ostream& err) {
+  std::string error;
+  if (!command.socket.empty()) {
+    if (!mcp::check_socket(command.socket, error)) {
+      err << "toolhost mcp serve: " << error << "\n";
+      return std::nullopt;
+    }
+    err << "toolhost mcp serve: relaying to the host at " << command.socket << "\n";
+    return command.socket;
+  }
+  auto dir = mcp::socket_dir(command.state_dir, error);
+  if (!dir) {
+    err << "toolhost mcp serve: no host registry: " << error << "\n";
+    return std::string();
+  }
+  std::vector<std::string> warnings;
+  auto host = mcp::find_host(*dir, root, &warnings);
+  for (const auto& warning : warnings) err << "toolhost mcp serve: " << warning << "\n";
+  if (!host) return std::string();
+  err << "toolhost mcp serve: relaying to the Neovim host (pid " << host->pid << ") serving "
+      << host->root << " at " << host->socket << "\n";
+  return host->socket;
+}
+
+// Pumps the agent's lines to the host and back until either side goes; 1 when the host went
+// first (the agent sees its server exit), 0 when the agent did.
+int relay(uv_loop_t* loop, const std::string& socket, std::ostream& err, bool& connected) {
+  std::string error, ended;
+  bool done = false;
+  mcp::Relay::Options options;
+  options.log = [&err](const std::string& message) {
+    err << "toolhost mcp serve: " << message << "\n";
+  };
+  auto relay = mcp::Relay::start(
+      loop, 0, 1, socket,
+      [&](const std::string& reason) {
+        done = true;
+        ended = reason;
+      },
+      error, options);
+  connected = relay != nullptr;
+  if (!relay) {
+    err << "toolhost mcp serve: cannot reach the host: " << error << "\n";
+    return 0;
+  }
+  while (!done && uv_run(loop, UV_RUN_ONCE) != 0) {
+  }
+  err << "toolhost mcp serve: " << ended << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int run_serve_command(const ServeCommand& command, std::ostream& err) {
@@ -68,6 +125,19 @@ int run_serve_command(const ServeCommand& command, std::ostream& err) {
     return 2;
   }
   std::signal(SIGPIPE, SIG_IGN);  // an agent gone is a closed pipe, not a death
+  std::optional<std::string> socket = host_socket(command, root, err);
+  if (!socket) return 2;
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  if (!socket->empty()) {
+    bool connected = false;
+    int status = relay(&loop, *socket, err, connected);
+    if (connected || !command.socket.empty()) {
+      uv_run(&loop, UV_RUN_DEFAULT);
+      uv_loop_close(&loop);
+      return connected ? status : 2;
+    }
+  }
   agents::HeadlessBackend::Options options;
   options.config = std::move(*config);
   options.root = root;
@@ -77,8 +147,6 @@ int run_serve_command(const ServeCommand& command, std::ostream& err) {
   err << "toolhost mcp serve: no Neovim serves " << root
       << (options.approve_all ? ": running every call here (--approve all)\n"
                               : ": running calls here; those that need approval are refused\n");
-  uv_loop_t loop;
-  uv_loop_init(&loop);
   int status = serve_headless(&loop, std::move(options), command.version, err);
   uv_run(&loop, UV_RUN_DEFAULT);  // close callbacks
   uv_loop_close(&loop);

@@ -187,13 +187,21 @@ bool prepare_private_dir(const std::string& dir, std::string& error) {
   return true;
 }
 
-std::optional<std::string> socket_dir(const std::string& state_dir, std::string& error) {
+std::string user_runtime_dir() {
+  return "/run/user/" + std::to_string(::geteuid());
+}
+
+std::optional<std::string> socket_dir(const std::string& state_dir, std::string& error,
+                                      const std::string& user_runtime) {
   std::string dir;
   const char* runtime = std::getenv("XDG_RUNTIME_DIR");
   struct stat info {};
   if (runtime != nullptr && *runtime != '\0' && ::stat(runtime, &info) == 0 &&
       S_ISDIR(info.st_mode)) {
     dir = std::string(runtime) + "/toolhost";
+  } else if (::stat(user_runtime.c_str(), &info) == 0 && S_ISDIR(info.st_mode) &&
+             info.st_uid == ::geteuid()) {
+    dir = user_runtime + "/toolhost";
   } else if (!state_dir.empty()) {
     dir = state_dir + "/sockets";
   } else {

@@ -21,11 +21,17 @@ struct HostEntry {
   std::string version;  // toolhost's version in that host
 };
 
+// `/run/user/{euid}`, where systemd keeps the user's runtime directory.
+std::string user_runtime_dir();
+
 // The directory of sockets and host files: `$XDG_RUNTIME_DIR/toolhost` when XDG_RUNTIME_DIR is
-// set and names a directory, else `{state_dir}/sockets`; created 0700 when missing. An existing
-// one must be a directory owned by us with no group or other permission: anyone who can write
-// there could name a socket of theirs as our host, so it is refused, never repaired.
-std::optional<std::string> socket_dir(const std::string& state_dir, std::string& error);
+// set and names a directory, else `{user_runtime}/toolhost` when that directory is ours (an
+// agent may start `toolhost mcp serve` without XDG_RUNTIME_DIR: codex passes only a few
+// variables), else `{state_dir}/sockets`; created 0700 when missing. An existing one must be a
+// directory owned by us with no group or other permission: anyone who can write there could
+// name a socket of theirs as our host, so it is refused, never repaired.
+std::optional<std::string> socket_dir(const std::string& state_dir, std::string& error,
+                                      const std::string& user_runtime = user_runtime_dir());
 // The same check and creation for a given path (socket_dir's second half).
 bool prepare_private_dir(const std::string& dir, std::string& error);
 

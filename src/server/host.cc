@@ -49,7 +49,10 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
       reads_(
           api_,
           [this](int64_t buf, std::vector<std::string> lines) { loaded(buf, std::move(lines)); },
-          [this](int64_t buf, const std::string& error) { attach_failed(buf, error); }) {
+          [this](int64_t buf, const std::string& error) { attach_failed(buf, error); }),
+      agents_(AgentHub::Env{loop, &api_, &config_, options_.state_dir, options_.version,
+                            [this](int64_t buf) { return session(buf); },
+                            [this] { update_ticker(); }}) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
 }
@@ -88,6 +91,7 @@ void Host::start() {
   methods_.add("jobs.rerun", bind(&Host::rerun));
   methods_.add("toolhost.submit", bind(&Host::submit));
   methods_.add("toolhost.mirror", bind(&Host::mirror));
+  methods_.add("toolhost.serve_agents", bind(&Host::serve_agents));
   methods_.add("jobs.list",
                [this](const nlohmann::json& args) { return jobs_list(engine_, args); });
   methods_.add("jobs.get", [this](const nlohmann::json& args) { return jobs_get(engine_, args); });
@@ -320,27 +324,27 @@ void Host::send_batch(nlohmann::json batch) {
   // :ToolhostRestart, a signal) leaves the calls it was running to Lua, which marks them
   // `interrupted` (as the jobs end here), so no call gets a second result.
   if (stopping_) return;
-  api_.exec_lua_batched(apply_batches_code(options_.instance), std::move(batch),
-                        [](const std::string& error, const nlohmann::json& result) {
-                          if (!error.empty()) {
-                            return log::error("applying feedback failed: " + error);
-                          }
-                          // A step that failed lost only itself (ui.lua).
-                          const nlohmann::json none = nlohmann::json::array();
-                          const nlohmann::json errors =
-                              result.is_object() ? result.value("errors", none) : none;
-                          if (errors.is_array() && !errors.empty()) {
-                            log::error("applying feedback failed: " +
-                                       errors.dump(-1, ' ', false,
-                                                   nlohmann::json::error_handler_t::replace));
-                          }
-                          log::debug("feedback applied: " + result.dump());
-                        });
+  api_.exec_lua_batched(
+      apply_batches_code(options_.instance), std::move(batch),
+      [](const std::string& error, const nlohmann::json& result) {
+        if (!error.empty()) {
+          return log::error("applying feedback failed: " + error);
+        }
+        // A step that failed lost only itself (ui.lua).
+        const nlohmann::json none = nlohmann::json::array();
+        const nlohmann::json errors = result.is_object() ? result.value("errors", none) : none;
+        if (errors.is_array() && !errors.empty()) {
+          log::error("applying feedback failed: " +
+                     errors.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        }
+        log::debug("feedback applied: " + result.dump());
+      });
 }
 
 void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
   stopping_ = true;
   uv_timer_stop(&ticker_);
+  agents_.close();  // the agents' calls are canceled with the jobs below
   engine_.shutdown(grace_ms, [this, done = std::move(done)] {
     feedback_.close();
     api_.flush_batches();

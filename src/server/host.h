@@ -16,6 +16,7 @@
 #include "jobs/engine.h"
 #include "nvim/api.h"
 #include "rpc/peer.h"
+#include "server/agent_hub.h"
 #include "server/buffer_reads.h"
 #include "server/lua_tools.h"
 #include "server/methods.h"
@@ -64,6 +65,8 @@ class Host {
   Reply submit(const nlohmann::json& args);
   Reply interrupt_host(const nlohmann::json& args);
   Reply mirror(const nlohmann::json& args);
+  // {root}: agents' `toolhost mcp serve` may reach this host for that project (host_agents.cc).
+  Reply serve_agents(const nlohmann::json& args);
   // The attached, ready session of args.buf, with `action` run once it has read its buffer.
   Reply with_session(const nlohmann::json& args, std::function<void(session::Session&)> action);
 
@@ -93,6 +96,7 @@ class Host {
   LuaTools lua_tools_;
   MethodTable methods_;
   BufferReads reads_;
+  AgentHub agents_;
   uv_timer_t ticker_{};
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
   std::set<int64_t> own_detaches_;  // buffers whose nvim_buf_detach is under way

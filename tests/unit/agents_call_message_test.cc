@@ -57,11 +57,13 @@ TEST(AgentCallMessage, OtherToolsAndOptionsAreAJsonFence) {
   EXPECT_EQ(back.calls[0].params["cwd"], "src");
   EXPECT_EQ(back.calls[0].start, back.block_row);
 
-  mcp::Json edit = {{"path", "a.md"}, {"search", "x"}, {"replace", "```\nnew\n```"}};
+  mcp::Json edit = {{"path", "a.md"},
+                    {"search", mcp::Json::array({"x"})},
+                    {"replace", mcp::Json::array({"```\nnew\n```"})}};
   back = read_back("replace_in_file", edit);
   ASSERT_EQ(back.calls.size(), 1u) << (back.errors.empty() ? "" : back.errors[0].message);
   EXPECT_EQ(back.calls[0].tool, "replace_in_file");
-  EXPECT_EQ(back.calls[0].params["replace"], "```\nnew\n```");
+  EXPECT_EQ(back.calls[0].params["replace"], edit["replace"]);
   EXPECT_EQ(back.calls[0].start, back.block_row);
 }
 

@@ -105,7 +105,7 @@ class HostRegistry : public ::testing::Test {
 TEST_F(HostRegistry, TheSocketDirIsCreatedPrivateUnderTheStateDir) {
   RuntimeDirOverride runtime(nullptr);
   std::string error;
-  auto dir = socket_dir(base_ + "/state", error);
+  auto dir = socket_dir(base_ + "/state", error, base_ + "/no-user-runtime");
   ASSERT_TRUE(dir) << error;
   EXPECT_EQ(*dir, base_ + "/state/sockets");
   EXPECT_EQ(mode_of(*dir), 0700u);
@@ -121,10 +121,20 @@ TEST_F(HostRegistry, TheRuntimeDirIsPreferredWhenItIsADirectory) {
   EXPECT_EQ(mode_of(*dir), 0700u);
 }
 
+TEST_F(HostRegistry, WithoutXdgRuntimeDirTheUsersRuntimeDirIsUsed) {
+  RuntimeDirOverride runtime(nullptr);
+  fs::create_directory(base_ + "/user-run");
+  std::string error;
+  auto dir = socket_dir(base_ + "/state", error, base_ + "/user-run");
+  ASSERT_TRUE(dir) << error;
+  EXPECT_EQ(*dir, base_ + "/user-run/toolhost");
+  EXPECT_EQ(mode_of(*dir), 0700u);
+}
+
 TEST_F(HostRegistry, ARuntimeDirThatIsNoDirectoryIsIgnored) {
   RuntimeDirOverride runtime((base_ + "/missing").c_str());
   std::string error;
-  auto dir = socket_dir(base_ + "/state", error);
+  auto dir = socket_dir(base_ + "/state", error, base_ + "/no-user-runtime");
   ASSERT_TRUE(dir) << error;
   EXPECT_EQ(*dir, base_ + "/state/sockets");
 }

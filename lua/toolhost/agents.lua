@@ -1,0 +1,130 @@
+-- Outside agents (SPEC 13.5): `toolhost mcp serve` relays an agent's MCP session to this
+-- Neovim's host, which writes each call into the agent's buffer `toolhost://agent/{client}` as
+-- an assistant message; from there it is a chat block like any other (:ToolRun, :ToolReject,
+-- streamed output, the result written under it). The host calls append() for each call.
+local M = {}
+
+local api = vim.api
+local config = require("toolhost.config")
+
+local buffers = {} -- client name -> buffer
+
+-- The project agents may reach this Neovim for: the root, absolute, without a trailing slash.
+local function project_root()
+  local root = vim.fn.fnamemodify(config.root(), ":p")
+  return (root:gsub("(.)/$", "%1"))
+end
+
+-- Tells the host `chan` which project it serves (at its start, and when the directory changes).
+function M.announce(chan)
+  local serve = config.options.serve or {}
+  if serve.enabled == false then
+    return
+  end
+  vim.rpcnotify(chan, "toolhost.serve_agents", { root = project_root() })
+end
+
+local group
+function M.watch_directory()
+  if group then
+    return
+  end
+  group = api.nvim_create_augroup("toolhost_agents", { clear = true })
+  api.nvim_create_autocmd("DirChanged", {
+    group = group,
+    callback = function()
+      local host = require("toolhost.host")
+      local chan = host.channel()
+      if chan then
+        M.announce(chan)
+      end
+    end,
+  })
+end
+
+local function find_named(name)
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_get_name(buf) == name then
+      return buf
+    end
+  end
+end
+
+-- The agent's buffer: made (a listed scratch buffer) and started with `intro` when new.
+local function agent_buffer(client, intro)
+  local buf = buffers[client]
+  if buf and api.nvim_buf_is_valid(buf) then
+    return buf
+  end
+  local name = "toolhost://agent/" .. client
+  buf = find_named(name)
+  if not buf then
+    buf = api.nvim_create_buf(true, true)
+    api.nvim_buf_set_name(buf, name)
+  end
+  vim.b[buf].toolhost_agent = client
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = "markdown"
+  require("toolhost.rewrite").write(buf, 0, -1, { intro })
+  buffers[client] = buf
+  return buf
+end
+
+local function visible(buf)
+  for _, win in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if api.nvim_win_get_buf(win) == buf then
+      return true
+    end
+  end
+  return false
+end
+
+-- Shows the buffer without taking the focus from what the user is doing.
+local function open(buf, how)
+  if how == "none" or visible(buf) then
+    return
+  end
+  local win, tab = api.nvim_get_current_win(), api.nvim_get_current_tabpage()
+  local ok, err = pcall(function()
+    if how == "tab" then
+      vim.cmd("tab sbuffer " .. buf)
+    else
+      vim.cmd("botright sbuffer " .. buf)
+    end
+  end)
+  if not ok then
+    vim.notify("toolhost: cannot open the agent's buffer: " .. tostring(err), vim.log.levels.WARN)
+  end
+  pcall(api.nvim_set_current_tabpage, tab)
+  pcall(api.nvim_set_current_win, win)
+end
+
+-- From the host: { client, intro, lines, needs_approval, summary }. Appends the call's message
+-- and answers where it went: { buf, row } (0-based row of its first line).
+function M.append(args)
+  local buf = agent_buffer(args.client, args.intro)
+  local row = api.nvim_buf_line_count(buf)
+  local ok, err = require("toolhost.rewrite").write(buf, row, row, args.lines)
+  if not ok then
+    error("cannot write into " .. api.nvim_buf_get_name(buf) .. ": " .. tostring(err))
+  end
+  require("toolhost").attach(buf)
+  if args.needs_approval then
+    vim.notify(
+      ("toolhost: %s asks to run %s (:ToolRun in its buffer, :ToolReject [reason] to decline)"):format(
+        args.client,
+        args.summary
+      ),
+      vim.log.levels.WARN
+    )
+    open(buf, (config.options.serve or {}).open or "split")
+  end
+  return { buf = buf, row = row }
+end
+
+-- Whether `buf` is an agent's buffer (its calls run or wait as the host says, never by auto_run).
+function M.is_agent_buffer(buf)
+  return vim.b[buf].toolhost_agent ~= nil
+end
+
+return M
