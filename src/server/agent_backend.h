@@ -28,6 +28,8 @@ class AgentBackend : public mcp::ToolBackend {
   // From the hub: the bound call's lines as its block streams them, and its end.
   void output(uint64_t id, const std::vector<std::string>& lines);
   void ended(uint64_t id, const jobs::JobInfo& job, const std::vector<std::string>& body);
+  // The call will never run (its buffer is gone): an error result saying `why`.
+  void abandon(uint64_t id, const std::string& why) { fail(id, why); }
 
  private:
   struct Pending {

@@ -109,6 +109,23 @@ void AgentHub::close() {
   closing_.clear();
 }
 
+void AgentHub::forget(int64_t buf) {
+  session::Session* session = env_.session(buf);
+  std::vector<std::pair<AgentBackend*, uint64_t>> waiting;
+  for (auto it = bound_.lower_bound({buf, std::string()});
+       it != bound_.end() && it->first.first == buf;) {
+    if (session && session->running(it->first.second)) {
+      ++it;
+      continue;
+    }
+    waiting.push_back(it->second);
+    it = bound_.erase(it);
+  }
+  for (auto& [backend, id] : waiting) {
+    backend->abandon(id, "the agent's buffer in Neovim was closed before the call ran");
+  }
+}
+
 void AgentHub::append(const std::string& client, const agents::CallMessage& message,
                       bool needs_approval, Appended done) {
   nlohmann::json args = {{"client", client},

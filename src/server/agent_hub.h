@@ -55,6 +55,9 @@ class AgentHub : public session::CallObserver {
   size_t connections() const { return connections_.size(); }
   // Stops listening, leaves the registry, and ends every connection (their calls canceled).
   void close();
+  // The buffer is no longer watched (wiped, :ToolDetach): its calls that wait get an error
+  // result; running ones still answer when their jobs end.
+  void forget(int64_t buf);
 
   // --- for AgentBackend ---
   const core::Config& config() const { return *env_.config; }

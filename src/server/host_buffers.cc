@@ -75,6 +75,7 @@ void Host::forget(int64_t buf) {
   auto it = sessions_.find(buf);
   if (it == sessions_.end()) return;
   // Running jobs keep going and still reach the job list; their session stays until then.
+  agents_.forget(buf);
   it->second->detach();
   if (!it->second->has_active()) sessions_.erase(it);
 }

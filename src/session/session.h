@@ -112,6 +112,7 @@ class Session {
   // Ends an agent's call that it cancelled or left: a running one is canceled, a waiting one
   // rejected with `reason`. False when it is neither.
   bool end_agent_call(const std::string& call_id, const std::string& reason);
+  bool running(const std::string& call_id) const { return active_.count(call_id) > 0; }
   // Whether auto-run runs this buffer's calls, and the keys the approval hint names.
   void set_auto_run(bool on) { auto_run_ = on; }
   void set_keys(std::string run, std::string reject);
