@@ -152,6 +152,7 @@ int main(int argc, char** argv) {
   if (tools_app->parsed()) return cli::run_tools_command(tools, std::cout, std::cerr);
   if (serve_app->parsed()) {
     serve.state_dir = options.state_dir;
+    serve.data_state_dir = xdg_dir("XDG_DATA_HOME", ".local/share");
     serve.cache_dir = options.cache_dir;
     return cli::run_serve_command(serve, std::cerr);
   }

@@ -56,6 +56,9 @@ Sizes smoke_sizes() {
   s.p7_ready_runs = 3;
   s.attach_mb = 2;
   s.attach_calls = 20;
+  s.p9_calls = 5;
+  s.p9_stream_bytes = 1ull << 20;
+  s.p9_idle_s = 0.2;
   return s;
 }
 
@@ -172,6 +175,7 @@ json Bench::run() {
   if (wanted("p5", "P5 drain")) p5_drain();
   if (wanted("p1", "P1 responsiveness")) p1_responsiveness();
   if (wanted("p1_attach", "P1 attaching a big chat")) p1_attach_stall();
+  if (wanted("p9", "P9 agents through toolhost mcp serve")) p9_agents();
   probe_->stop();
   nvim_.reset();
   return f_;

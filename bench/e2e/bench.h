@@ -41,6 +41,9 @@ struct Sizes {
   int p7_ready_runs = 20;
   double attach_mb = 50;  // P1 attach: the chat opened, and its calls
   int attach_calls = 500;
+  int p9_calls = 200;                     // an agent's calls, each way
+  uint64_t p9_stream_bytes = 64ull << 20;  // each streaming agent's `cat`
+  double p9_idle_s = 1;
 };
 
 // Tiny sizes, for CI's smoke run.
@@ -63,6 +66,7 @@ class Bench {
   void p3_exec();
   void p5_drain();
   void p6_many();
+  void p9_agents();
   json rss_window(uint64_t from, uint64_t to, uint64_t before_nvim_kb);
 
   const Options& o_;

@@ -133,6 +133,18 @@ std::vector<Row> rows(const json& f) {
                    fmt(n("/p1_attach/read_ms"), 0) + " ms, p50 / max (ms)",
                fmt(n("/p1_attach/rtt_ms/p50")) + " / " + fmt(attach_max), "", "", "", "max ≤ 16",
                yes(attach_max <= 16)});
+  // P9
+  double p9 = n("/p9/relayed/p50"), p9_alone = n("/p9/headless/p50");
+  r.push_back({"P9 an agent's read_file through toolhost mcp serve, p50 / p99 (ms)",
+               fmt(p9, 3) + " / " + fmt(n("/p9/relayed/p99"), 3) + " (Neovim attached)", "",
+               fmt(p9_alone, 3) + " / " + fmt(n("/p9/headless/p99"), 3) + " (headless)",
+               fmt(p9 / p9_alone) + "×", "p50 ≤ 2× headless", yes(p9 <= 2 * p9_alone)});
+  double rpc_idle = n("/p9/rpc_idle_ms/p99"), rpc_busy = n("/p9/rpc_streaming_ms/p99");
+  r.push_back({"P9 Neovim's RPC round trip while 2 agents stream output, p99 / max (ms)",
+               fmt(rpc_busy, 3) + " / " + fmt(n("/p9/rpc_streaming_ms/max"), 3) + " (" +
+                   fmt(n("/p9/progress_notifications"), 0) + " progress notifications)",
+               "", fmt(rpc_idle, 3) + " (idle)", fmt(rpc_busy / rpc_idle) + "×",
+               "p99 ≤ 2× idle", yes(rpc_busy <= 2 * rpc_idle)});
   return r;
 }
 

@@ -68,14 +68,23 @@ std::optional<std::string> host_socket(const ServeCommand& command, const std::s
     err << "toolhost mcp serve: relaying to the host at " << command.socket << "\n";
     return command.socket;
   }
-  auto dir = mcp::socket_dir(command.state_dir, error);
-  if (!dir) {
-    err << "toolhost mcp serve: no host registry: " << error << "\n";
-    return std::string();
+  std::optional<mcp::HostEntry> host;
+  for (const std::string& state_dir : {command.state_dir, command.data_state_dir}) {
+    std::error_code ec;
+    if (state_dir.empty() || (state_dir != command.state_dir &&
+                              !std::filesystem::is_directory(state_dir + "/sockets", ec))) {
+      continue;
+    }
+    auto dir = mcp::socket_dir(state_dir, error);
+    if (!dir) {
+      err << "toolhost mcp serve: no host registry: " << error << "\n";
+      continue;
+    }
+    std::vector<std::string> warnings;
+    host = mcp::find_host(*dir, root, &warnings);
+    for (const auto& warning : warnings) err << "toolhost mcp serve: " << warning << "\n";
+    if (host) break;
   }
-  std::vector<std::string> warnings;
-  auto host = mcp::find_host(*dir, root, &warnings);
-  for (const auto& warning : warnings) err << "toolhost mcp serve: " << warning << "\n";
   if (!host) return std::string();
   err << "toolhost mcp serve: relaying to the Neovim host (pid " << host->pid << ") serving "
       << host->root << " at " << host->socket << "\n";
