@@ -2,7 +2,7 @@
 // clear error, and the connection stays for the next one.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initialize, rawServer, tempRoot } from './helpers.mjs';
 
@@ -14,9 +14,9 @@ const INVALID_PARAMS = -32602;
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 // A server past the handshake.
-async function ready(t) {
+async function ready(t, args = []) {
   const paths = tempRoot(t);
-  const server = rawServer(t, paths);
+  const server = rawServer(t, paths, args);
   await server.send(initialize);
   const answer = await server.next();
   assert.equal(answer.id, 0);
@@ -64,6 +64,15 @@ test('nesting 10,000 deep is refused before it is walked, and the server lives',
   await stillAnswers(server, 2);
 });
 
+test('a batch is refused (MCP has none since 2025-06-18), and the server goes on', async (t) => {
+  const server = await ready(t);
+  await server.send('[{"jsonrpc":"2.0","id":1,"method":"ping"}]');
+  const answer = await server.next();
+  assert.equal(answer.error.code, INVALID_REQUEST);
+  assert.match(answer.error.message, /batch/);
+  await stillAnswers(server, 2);
+});
+
 test('an unknown method is "method not found"', async (t) => {
   const server = await ready(t);
   await server.send({ jsonrpc: '2.0', id: 'x1', method: 'tools/dance' });
@@ -108,14 +117,22 @@ test('an unknown tool is a JSON-RPC error naming it', async (t) => {
   assert.match(answer.error.message, /launch_rockets/);
 });
 
-test('a path outside the root is an isError result, and nothing is read', async (t) => {
-  const server = await ready(t);
+test('a path outside the root is an isError result, and nothing is read or written', async (t) => {
+  const server = await ready(t, ['--approve', 'all']);
   writeFileSync(join(server.paths.dir, 'secret.txt'), 'do not show\n');
-  for (const [id, path] of [[1, '../secret.txt'], [2, join(server.paths.dir, 'secret.txt')]]) {
-    await server.send(call(id, 'read_file', { path }));
+  const calls = [
+    call(1, 'read_file', { path: '../secret.txt' }),
+    call(2, 'read_file', { path: join(server.paths.dir, 'secret.txt') }),
+    call(3, 'create_or_replace_file', { path: '../escape.txt', content: 'out' }),
+    call(4, 'run_terminal_command', { command: 'cat secret.txt', cwd: '..' }),
+  ];
+  for (const request of calls) {
+    await server.send(request);
     const answer = await server.next();
-    assert.equal(answer.id, id);
-    assert.equal(answer.result.isError, true, path);
+    assert.equal(answer.id, request.id);
+    assert.equal(answer.result.isError, true, JSON.stringify(request.params));
+    assert.match(answer.result.content[0].text, /outside the project root/);
     assert.doesNotMatch(answer.result.content[0].text, /do not show/);
   }
+  assert.ok(!existsSync(join(server.paths.dir, 'escape.txt')), 'a file was written outside the root');
 });
