@@ -25,6 +25,29 @@ if (!toolhost) throw new Error('set TOOLHOST_BINARY to the toolhost binary (CMak
 // Generous: a hang guard under 5 agents on 2 cores and sanitizers, never a latency assertion.
 export const HANG_GUARD_MS = 90_000;
 
+// Cleanups run last registered first (node:test runs t.after hooks first registered first): a
+// server closes before its temp root goes. The first error is rethrown after all ran.
+const cleanups = new WeakMap();
+export function defer(t, cleanup) {
+  let list = cleanups.get(t);
+  if (!list) {
+    list = [];
+    cleanups.set(t, list);
+    t.after(async () => {
+      let failure;
+      for (const run of list.reverse()) {
+        try {
+          await run();
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+      if (failure) throw failure;
+    });
+  }
+  list.push(cleanup);
+}
+
 // A fresh root with its own state and cache directories; removed by cleanup().
 export function tempRoot(t) {
   const base = process.env.TOOLHOST_MCP_TMP || tmpdir();
@@ -37,7 +60,7 @@ export function tempRoot(t) {
     cache: join(dir, 'cache'),
   };
   for (const path of [paths.root, paths.state, paths.cache]) mkdirSync(path);
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  defer(t, () => rmSync(dir, { recursive: true, force: true }));
   return paths;
 }
 
@@ -59,7 +82,7 @@ export async function connect(t, paths, extraArgs = []) {
   transport.stderr?.on('data', (chunk) => log.push(chunk.toString()));
   const client = new Client({ name: 'toolhost-tests', version: '1.0.0' });
   await client.connect(transport);
-  t.after(async () => {
+  defer(t, async () => {
     await client.close();
     if (t.passed === false) process.stderr.write(`toolhost's log:\n${log.join('')}\n`);
   });
@@ -135,7 +158,7 @@ export function rawServer(t, paths, extraArgs = []) {
     else lines.push(line);
   });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  t.after(async () => {
+  defer(t, async () => {
     child.stdin.end();
     await within(exited, 'toolhost mcp serve exiting at EOF');
     if (t.passed === false) process.stderr.write(`toolhost's log:\n${log.join('')}\n`);
