@@ -85,8 +85,16 @@ export async function connect(t, paths, extraArgs = []) {
   defer(t, async () => {
     await client.close();
     if (t.passed === false) process.stderr.write(`toolhost's log:\n${log.join('')}\n`);
+    assertNoSanitizerReport(log);
   });
   return { client, transport, log };
+}
+
+// In the sanitizer build a leak found at exit or a report is on toolhost's stderr.
+function assertNoSanitizerReport(log) {
+  const text = log.join('');
+  const report = text.match(/^.*(Sanitizer|runtime error:).*$/m);
+  if (report) throw new Error(`toolhost's stderr has a sanitizer report: ${report[0]}\n${text}`);
 }
 
 // The text of a tools/call result (toolhost answers one text item).
@@ -160,8 +168,12 @@ export function rawServer(t, paths, extraArgs = []) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   defer(t, async () => {
     child.stdin.end();
-    await within(exited, 'toolhost mcp serve exiting at EOF');
+    const { code, signal } = await within(exited, 'toolhost mcp serve exiting at EOF');
     if (t.passed === false) process.stderr.write(`toolhost's log:\n${log.join('')}\n`);
+    assertNoSanitizerReport(log);
+    if (code !== 0 || signal !== null) {
+      throw new Error(`toolhost mcp serve ended with ${signal ?? `exit code ${code}`} at EOF`);
+    }
   });
   const next = () =>
     within(
