@@ -9,6 +9,8 @@ import { connect, isGone, shell, tempRoot, text, until, within } from './helpers
 // Starts `sleep 30` in the background, writes its pid, says "ready" and waits for it: the sleep
 // is a grandchild of toolhost, which must end it with the shell.
 const SLEEPER = 'sleep 30 & echo $! > sleep.pid; echo ready; wait';
+// The same, deaf to SIGTERM (an ignored signal stays ignored across fork and exec).
+const DEAF_SLEEPER = `trap '' TERM; ${SLEEPER}`;
 
 test('a slow command streams its last lines as progress, at most 4 a second', async (t) => {
   const paths = tempRoot(t);
@@ -62,14 +64,14 @@ test('an aborted call ends its command, and the server goes on', async (t) => {
   assert.match(text(after), /sleep\.pid/);
 });
 
-test('the agent going away mid-call ends toolhost mcp serve and its command', async (t) => {
+test('the agent going away mid-call ends toolhost mcp serve and its command, even one deaf to SIGTERM', async (t) => {
   const paths = tempRoot(t);
   const { client, transport } = await connect(t, paths, ['--approve', 'all']);
   const server = transport._process; // the SDK's child: its exit is the event to wait on
   const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
   let sawReady;
   const ready = new Promise((resolve) => (sawReady = resolve));
-  const call = client.callTool(shell(SLEEPER), undefined, {
+  const call = client.callTool(shell(DEAF_SLEEPER), undefined, {
     onprogress: (p) => { if (/ready/.test(p.message)) sawReady(); },
   });
   call.catch(() => {});
