@@ -1,7 +1,7 @@
 // Many calls at once, and a flood of output: every request is answered, and answered right.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, shell, tempRoot, text, within } from './helpers.mjs';
 
@@ -53,9 +53,15 @@ test('1,000 pings and read_file calls sent at once are all answered', async (t) 
   }
 });
 
+// The peak resident memory of a process, in kB.
+function peakRss(pid) {
+  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)[1]);
+}
+
 test('a command printing 50 MB ends with a capped result, and the server still answers', async (t) => {
   const paths = tempRoot(t);
-  const { client } = await connect(t, paths, ['--approve', 'all']);
+  const { client, transport } = await connect(t, paths, ['--approve', 'all']);
+  const before = peakRss(transport.pid);
   const progress = [];
 
   const result = await within(
@@ -69,5 +75,18 @@ test('a command printing 50 MB ends with a capped result, and the server still a
   assert.match(text(result), /lines omitted/, 'the cut is said');
   assert.match(text(result), /done$/, 'the last lines are kept');
   for (const p of progress) assert.ok(p.message.length < 10_000, 'progress carries the last lines only');
-  assert.deepEqual(await within(client.ping(), 'a ping after the flood'), {});
+
+  // 50 MB on one line: no line buffer grows with it.
+  const line = await within(
+    client.callTool(shell('head -c 50000000 /dev/zero | tr "\\0" x; echo; echo done'), undefined, LONG),
+    'the one-line flood',
+  );
+  assert.notEqual(line.isError, true, text(line).slice(0, 500));
+  assert.ok(text(line).length < 1_000_000, `the result holds ${text(line).length} characters`);
+  assert.match(text(line), /1 lines omitted[\s\S]*done$/);
+
+  assert.deepEqual(await within(client.ping(), 'a ping after the floods'), {});
+  // toolhost keeps the last lines, not the output (about 5 MB more at the peak, 10 under ASan).
+  const grown = peakRss(transport.pid) - before;
+  assert.ok(grown < 25_000, `toolhost's peak RSS grew by ${grown} kB during 100 MB of output`);
 });
