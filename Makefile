@@ -39,7 +39,9 @@ build:
 deps:
 	@scripts/install-deps
 
+# The MCP tests drive toolhost with real MCP peers from npm (tests/mcp/package-lock.json).
 test-build: deps
+	@scripts/install-test-node-deps
 	@scripts/configure $(BUILD)-test $(TEST_FLAGS)
 	@cmake --build $(BUILD)-test -j $(JOBS)
 
@@ -53,6 +55,7 @@ test: test-build
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 test-sanitizers:
+	@scripts/install-test-node-deps
 	@scripts/configure $(BUILD)-san $(SAN_FLAGS)
 	@cmake --build $(BUILD)-san -j $(JOBS)
 	@cd $(BUILD)-san && ctest --output-on-failure -j $(JOBS)
