@@ -176,6 +176,10 @@ void Process::signal_group(int signal) {
 
 void Process::kill_after(uint64_t grace_ms) {
   if (uv_is_closing(as_handle(&grace_))) return;
+  if (state_ == State::Closing && uv_is_active(as_handle(&grace_))) {
+    kill_at_ms_ = std::min(kill_at_ms_, uv_now(loop_) + grace_ms);  // on_grace_closing's
+    return;
+  }
   if (uv_is_active(as_handle(&grace_)) && uv_timer_get_due_in(&grace_) <= grace_ms) return;
   uv_timer_start(&grace_, on_grace, grace_ms, 0);
 }
@@ -185,6 +189,16 @@ void Process::on_grace(uv_timer_t* timer) {
   self->signal_group(SIGKILL);
   // After close() the grace timer outlives the other handles only to deliver this SIGKILL.
   if (self->state_ == State::Closing) uv_close(as_handle(timer), on_handle_closed);
+}
+
+void Process::on_grace_closing(uv_timer_t* timer) {
+  auto* self = static_cast<Process*>(timer->data);
+  if (self->group_alive()) {
+    if (uv_now(self->loop_) < self->kill_at_ms_) return;
+    ::kill(-self->info_.pgid, SIGKILL);
+  }
+  uv_timer_stop(timer);
+  uv_close(as_handle(timer), on_handle_closed);
 }
 
 bool Process::terminate(Status reason, uint64_t grace_ms) {
@@ -331,11 +345,15 @@ void Process::close() {
   for (uv_handle_t* handle : {as_handle(&out_), as_handle(&err_), as_handle(&deadline_)}) {
     if (!uv_is_closing(handle)) uv_close(handle, on_handle_closed);
   }
-  // The grace timer may still have a SIGKILL to deliver to leftovers: it closes itself after
-  // firing (on_grace), or now when idle.
-  if (!uv_is_active(as_handle(&grace_)) && !uv_is_closing(as_handle(&grace_))) {
+  // The grace timer may still have a SIGKILL to deliver to leftovers: it closes itself once the
+  // group is gone or after firing, or now when idle.
+  if (uv_is_closing(as_handle(&grace_))) return;
+  if (!uv_is_active(as_handle(&grace_))) {
     uv_close(as_handle(&grace_), on_handle_closed);
+    return;
   }
+  kill_at_ms_ = uv_now(loop_) + uv_timer_get_due_in(&grace_);
+  uv_timer_start(&grace_, on_grace_closing, 0, kGoneCheckMs);
   // (The exit watch closed itself when the child exited, before `finished`.)
 }
 

@@ -71,6 +71,11 @@ class Process : public Executor {
   bool group_alive();
   void signal_group(int signal);
   void kill_after(uint64_t grace_ms);
+  // After close() with a SIGKILL still due: the grace timer checks every kGoneCheckMs whether
+  // the group is gone, and closes then instead of when the grace ends (the Process counts as
+  // open until it does, and the engine's shutdown waits for it).
+  static void on_grace_closing(uv_timer_t* timer);
+  static constexpr uint64_t kGoneCheckMs = 10;
   void close_pipe(uv_pipe_t& pipe);
   void enlarge_pipe(uv_stream_t& stream);
 
@@ -84,8 +89,9 @@ class Process : public Executor {
   bool in_reaper_ = false;  // registered with the loop's SIGCHLD watcher (Reaping::Sigchld)
   uv_pipe_t out_{};
   uv_pipe_t err_{};
-  uv_timer_t deadline_{};  // the timeout while running; the linger wait after exit
-  uv_timer_t grace_{};     // SIGKILL after SIGTERM
+  uv_timer_t deadline_{};    // the timeout while running; the linger wait after exit
+  uv_timer_t grace_{};       // SIGKILL after SIGTERM
+  uint64_t kill_at_ms_ = 0;  // closing: when the SIGKILL is due (uv_now)
   int handles_open_ = 0;
   State state_ = State::Created;
   // Outlives the job (leftovers are killed after it finished), so not part of State: once

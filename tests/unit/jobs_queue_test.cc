@@ -103,6 +103,27 @@ TEST_F(JobsEngine, ThousandJobsThroughAQueueOfEightLeakNoFd) {
   EXPECT_EQ(open_fds(), before);
 }
 
+// `toolhost mcp serve` stopped 2 s (the kill grace) after its agent left while a call ran: the
+// canceled job's grace timer kept its Process open long after the group was gone.
+TEST_F(JobsEngine, AJobThatDiedAtSigtermDoesNotHoldShutdownForItsKillGrace) {
+  EngineOptions options;
+  options.kill_grace_ms = 600000;  // a grace nobody waits out within the test's guard
+  Engine& engine = make(options);
+  bool finished = false;
+  JobEvents events;
+  events.finished = [&](const JobInfo&) { finished = true; };
+  std::string id = engine.submit(shell("echo started; exec sleep 100"), events);
+  ASSERT_TRUE(run_until(&loop_, [&] { return engine.get(id)->status == Status::Running; }));
+  // The agent's cancel, then at once its disconnect's shutdown: both while the job still runs.
+  ASSERT_TRUE(engine.cancel(id));
+  bool done = false;
+  engine.shutdown(600000, [&] { done = true; });
+  EXPECT_TRUE(run_until(
+      &loop_, [&] { return done; }, 10000))
+      << "shutdown waited for the grace of a group that is gone";
+  EXPECT_TRUE(finished);
+}
+
 TEST_F(JobsEngine, ShutdownInterruptsQueuedKillsRunningAndIsNotDelayedByLeftovers) {
   EngineOptions options;
   options.max_concurrent = 2;
