@@ -70,17 +70,18 @@ export function serverEnv(paths) {
 
 // As Claude Code starts a stdio server (`claude mcp add NAME -- toolhost mcp serve ...`):
 // command and args, cwd the project root, the agent's environment; stderr is the server's log.
-export async function connect(t, paths, extraArgs = []) {
+// `options`: the server's `env` (else serverEnv(paths)) and the client's `name`.
+export async function connect(t, paths, extraArgs = [], options = {}) {
   const transport = new StdioClientTransport({
     command: toolhost,
     args: ['mcp', 'serve', ...extraArgs],
     cwd: paths.root,
-    env: serverEnv(paths),
+    env: options.env ?? serverEnv(paths),
     stderr: 'pipe',
   });
   const log = [];
   transport.stderr?.on('data', (chunk) => log.push(chunk.toString()));
-  const client = new Client({ name: 'toolhost-tests', version: '1.0.0' });
+  const client = new Client({ name: options.name ?? 'toolhost-tests', version: '1.0.0' });
   await client.connect(transport);
   defer(t, async () => {
     await client.close();
