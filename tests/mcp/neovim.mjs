@@ -84,7 +84,7 @@ return false
 `;
 
 // Starts Neovim in `root` and resolves once its toolhost host serves that root (its registry
-// file exists). Returns { rpc, env, registry, pid, agent(client), inAgentBuffer(client, cmd),
+// file exists). Returns { rpc, env, registry, pid, hostPid, agent(client), inAgentBuffer(client, cmd),
 // notes() }; the Neovim quits at the test's end.
 export async function startNeovim(t, root) {
   // Short paths: a unix socket's path must fit in 108 bytes.
@@ -121,18 +121,26 @@ export async function startNeovim(t, root) {
     }),
   );
   let rpc;
+  let hostPid;
   defer(t, async () => {
-    rpc?.close();
-    if (!isGone(nvim.pid)) nvim.kill('SIGTERM');
+    // As a user quits; SIGTERM only when the test never reached Neovim.
+    if (rpc) rpc.request('nvim_command', ['qa!']).catch(() => {});
+    else if (!isGone(nvim.pid)) nvim.kill('SIGTERM');
     await within(exited, 'Neovim exiting');
+    rpc?.close();
+    // Its host ends with it (SPEC 6), so no test leaves one behind.
+    if (hostPid) await until(() => isGone(hostPid), `toolhost's host (pid ${hostPid}) ending with Neovim`);
+    if (t.passed === false) process.stderr.write(`Neovim's output:\n${log.join('')}\n`);
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // The host writes {pid}.json once it listens.
   const registry = join(env.XDG_RUNTIME_DIR, 'toolhost');
-  const published = () => existsSync(registry) && readdirSync(registry).some((f) => f.endsWith('.json'));
-  await until(() => exitedEarly || (existsSync(socket) && published()),
+  const entry = () => existsSync(registry) && readdirSync(registry).find((f) => /^\d+\.json$/.test(f));
+  await until(() => exitedEarly || (existsSync(socket) && entry()),
     "Neovim's socket and its toolhost host's registry file");
-  if (exitedEarly && !published()) throw new Error(exitedEarly);
+  if (exitedEarly) throw new Error(exitedEarly);
+  hostPid = Number(entry().split('.')[0]);
   rpc = await connectNeovim(socket);
   const name = (client) => `toolhost://agent/${client}`;
   return {
@@ -140,6 +148,7 @@ export async function startNeovim(t, root) {
     env,
     registry,
     pid: nvim.pid,
+    hostPid,
     agent: (client) => rpc.lua(AGENT_BUFFER, client),
     inAgentBuffer: (client, command) => rpc.lua(IN_AGENT_BUFFER, name(client), command),
     notes: () => rpc.lua('return _G.toolhost_test.notes'),
