@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, shell, tempRoot, text, toolhost, until, within } from './helpers.mjs';
+import { connect, serverEnv, shell, tempRoot, text, toolhost, until, within } from './helpers.mjs';
 import { startNeovim, untilAgent } from './neovim.mjs';
 
 const CLIENT = 'claude-code';
@@ -169,4 +169,16 @@ test('the agent closing while a call waits ends the call in Neovim and the serve
   assert.ok(lastResult(state.lines).body.join('\n').includes('the agent disconnected'),
     state.lines.join('\n'));
   assert.ok(existsSync(join(paths.root, 'keep.txt')), 'the abandoned rm ran');
+});
+
+test('the headless tests\' server relays to no Neovim of the user running them, even one serving a parent of their root', async (t) => {
+  const paths = tempRoot(t);
+  const neovim = await startNeovim(t, paths.dir);
+  const socket = join(neovim.registry, `${neovim.hostPid}.sock`);
+  // The user's environment: the Neovim's XDG directories, once with $TOOLHOST_SOCKET naming it.
+  for (const users of [neovim.env, { ...neovim.env, TOOLHOST_SOCKET: socket }]) {
+    const { log } = await connect(t, paths, [], { env: serverEnv(paths, users) });
+    await until(() => /no Neovim serves|relaying/.test(log.join('')), 'toolhost mcp serve choosing');
+    assert.match(log.join(''), /no Neovim serves/);
+  }
 });
