@@ -113,12 +113,15 @@ test('an approved slow command streams its lines as progress and into Neovim', a
   }));
   await untilAwaiting(neovim, command);
   assert.equal(call.settled, false);
+  const approved = Date.now();
   assert.equal(await neovim.inAgentBuffer(CLIENT, 'ToolRun'), true);
   const result = await within(call.promise, 'the slow command');
+  const seconds = (Date.now() - approved) / 1000;
 
   assert.notEqual(result.isError, true, text(result));
   assert.match(text(result), /line1\nline2\nline3\nline4\nline5/);
   assert.ok(progress.length >= 1, 'no progress notification');
+  assert.ok(progress.length <= seconds * 4 + 1, `${progress.length} notifications in ${seconds} s`);
   const streamed = progress.flatMap((p) => p.message.split('\n'));
   for (const line of streamed) assert.match(line, /^line[1-5]$/, JSON.stringify(progress));
   for (const [i, p] of progress.entries()) assert.equal(p.progress, i + 1, 'progress must rise');
