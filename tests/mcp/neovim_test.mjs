@@ -174,6 +174,26 @@ test('the agent closing while a call waits ends the call in Neovim and the serve
   assert.ok(existsSync(join(paths.root, 'keep.txt')), 'the abandoned rm ran');
 });
 
+test('the agent aborting a waiting call ends it in Neovim unrun, and the next call goes on', async (t) => {
+  const { paths, neovim, client } = await agentWithNeovim(t, { 'keep.txt': 'keep me\n' });
+
+  const abort = new AbortController();
+  const call = tracked(client.callTool(shell('rm keep.txt'), undefined, { signal: abort.signal }));
+  await untilAwaiting(neovim, 'rm keep.txt');
+  abort.abort('the user pressed Esc');
+  await assert.rejects(call.promise, /Esc|abort/i);
+
+  // Neovim applies the host's feedback in slices: the hint goes in a later one than the block.
+  const state = await untilAgent(neovim, CLIENT, (s) => s.awaiting === 0 && lastResult(s.lines) &&
+    !s.diagnostics.some((d) => d.includes('awaiting approval')),
+  "the aborted call's result block, and its hint gone");
+  assert.ok(lastResult(state.lines).body.join('\n').includes('the user pressed Esc'),
+    state.lines.join('\n'));
+  assert.ok(existsSync(join(paths.root, 'keep.txt')), 'the aborted rm ran');
+  const after = await within(client.callTool(shell('ls')), 'ls after the abort');
+  assert.match(text(after), /keep\.txt/);
+});
+
 test('the headless tests\' server relays to no Neovim of the user running them, even one serving a parent of their root', async (t) => {
   const paths = tempRoot(t);
   const neovim = await startNeovim(t, paths.dir);
