@@ -3,7 +3,7 @@
 // XDG_RUNTIME_DIR, so its host's registry is its own; the test asks it questions through its
 // --listen socket (msgpack_rpc.mjs).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,11 @@ end
 return false
 `;
 
+function sanitizerOptions(name, dir) {
+  const own = process.env[name];
+  return `${own ? `${own}:` : ''}log_path=${join(dir, 'sanitizer')}`;
+}
+
 // Starts Neovim in `root` and resolves once its toolhost host serves that root (its registry
 // file exists). Returns { rpc, env, registry, pid, hostPid, agent(client), inAgentBuffer(client, cmd),
 // notes() }; the Neovim quits at the test's end.
@@ -101,6 +106,9 @@ export async function startNeovim(t, root) {
     XDG_STATE_HOME: xdg('state'),
     XDG_CACHE_HOME: xdg('cache'),
     XDG_RUNTIME_DIR: xdg('run'),
+    // Neovim drops its host's stderr: in the sanitizer build a report goes to a file instead.
+    ASAN_OPTIONS: sanitizerOptions('ASAN_OPTIONS', dir),
+    UBSAN_OPTIONS: sanitizerOptions('UBSAN_OPTIONS', dir),
   };
   const init = join(dir, 'init.lua');
   writeFileSync(init, INIT);
@@ -131,7 +139,10 @@ export async function startNeovim(t, root) {
     // Its host ends with it (SPEC 6), so no test leaves one behind.
     if (hostPid) await until(() => isGone(hostPid), `toolhost's host (pid ${hostPid}) ending with Neovim`);
     if (t.passed === false) process.stderr.write(`Neovim's output:\n${log.join('')}\n`);
+    const reports = readdirSync(dir).filter((f) => f.startsWith('sanitizer.'));
+    const text = reports.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
     rmSync(dir, { recursive: true, force: true });
+    if (reports.length) throw new Error(`a sanitizer report of toolhost (${reports}):\n${text}`);
   });
 
   // The host writes {pid}.json once it listens.
