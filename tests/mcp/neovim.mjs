@@ -122,12 +122,16 @@ export async function startNeovim(t, root) {
   nvim.stdout.on('data', (chunk) => log.push(chunk.toString()));
   nvim.stderr.on('data', (chunk) => log.push(chunk.toString()));
   let exitedEarly = null;
-  const exited = new Promise((resolve) =>
+  const exited = new Promise((resolve) => {
     nvim.once('exit', (code, signal) => {
       exitedEarly ??= `Neovim exited (${signal ?? code}): ${log.join('')}`;
       resolve();
-    }),
-  );
+    });
+    nvim.once('error', (error) => {
+      exitedEarly ??= `cannot start nvim (the Neovim tests need nvim on PATH): ${error.message}`;
+      resolve();
+    });
+  });
   let rpc;
   let hostPid;
   defer(t, async () => {
