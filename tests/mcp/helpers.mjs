@@ -48,7 +48,7 @@ export function defer(t, cleanup) {
   list.push(cleanup);
 }
 
-// A fresh root with its own state and cache directories; removed by cleanup().
+// A fresh root with its own state, cache, data and runtime directories; removed at the end.
 export function tempRoot(t) {
   const base = process.env.TOOLHOST_MCP_TMP || tmpdir();
   mkdirSync(base, { recursive: true });
@@ -58,29 +58,43 @@ export function tempRoot(t) {
     root: join(dir, 'root'),
     state: join(dir, 'state'),
     cache: join(dir, 'cache'),
+    data: join(dir, 'data'),
+    run: join(dir, 'run'),
   };
-  for (const path of [paths.root, paths.state, paths.cache]) mkdirSync(path);
+  for (const path of [paths.root, paths.state, paths.cache, paths.data]) mkdirSync(path);
+  mkdirSync(paths.run, { mode: 0o700 });
   defer(t, () => rmSync(dir, { recursive: true, force: true }));
   return paths;
 }
 
-export function serverEnv(paths) {
-  return { ...process.env, XDG_STATE_HOME: paths.state, XDG_CACHE_HOME: paths.cache };
+// The server's environment: `base` (the test's) with every directory where it looks for a
+// Neovim host its own, and no $TOOLHOST_SOCKET: a Neovim of the user running the tests, which
+// serves a parent of the temp root (the checkout, say), must not get the calls.
+export function serverEnv(paths, base = process.env) {
+  const { TOOLHOST_SOCKET: _, ...env } = base;
+  return {
+    ...env,
+    XDG_STATE_HOME: paths.state,
+    XDG_CACHE_HOME: paths.cache,
+    XDG_DATA_HOME: paths.data,
+    XDG_RUNTIME_DIR: paths.run,
+  };
 }
 
 // As Claude Code starts a stdio server (`claude mcp add NAME -- toolhost mcp serve ...`):
 // command and args, cwd the project root, the agent's environment; stderr is the server's log.
-export async function connect(t, paths, extraArgs = []) {
+// `options`: the server's `env` (else serverEnv(paths)) and the client's `name`.
+export async function connect(t, paths, extraArgs = [], options = {}) {
   const transport = new StdioClientTransport({
     command: toolhost,
     args: ['mcp', 'serve', ...extraArgs],
     cwd: paths.root,
-    env: serverEnv(paths),
+    env: options.env ?? serverEnv(paths),
     stderr: 'pipe',
   });
   const log = [];
   transport.stderr?.on('data', (chunk) => log.push(chunk.toString()));
-  const client = new Client({ name: 'toolhost-tests', version: '1.0.0' });
+  const client = new Client({ name: options.name ?? 'toolhost-tests', version: '1.0.0' });
   await client.connect(transport);
   defer(t, async () => {
     await client.close();
