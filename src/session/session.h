@@ -184,6 +184,10 @@ class Session {
   void maybe_all_done();
   std::string approval_hint(const std::string& tool) const;
   void finish_refused(const parse::ToolCall& call, const std::string& reason, Origin origin);
+  // A pending call that ends without running (rejected by the user, canceled by its agent):
+  // a job record with `status`, and `body` as its result.
+  void end_unrun(const parse::ToolCall& call, core::Status status, const std::string& reason,
+                 std::vector<std::string> body);
   // Runs `call` (the user's approval), or asks whether to run a finished one again.
   void run_call(const parse::ToolCall& call, bool force);
   // A pending-looking call that history says ran: its diagnostic says how it ended.

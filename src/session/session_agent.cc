@@ -32,7 +32,9 @@ bool Session::end_agent_call(const std::string& call_id, const std::string& reas
   }
   const parse::ToolCall* call = find_call(call_id);
   if (!call || !pending(*call)) return false;
-  reject_at(call->start, reason);
+  // Nobody declined it: the agent withdrew it (canceled, or went away) before it ran.
+  end_unrun(*call, core::Status::Canceled, reason,
+            {"The agent withdrew this call before it ran.", "Reason: " + reason});
   return true;
 }
 

@@ -200,23 +200,29 @@ void Session::reject_at(int row, const std::string& reason) {
     return ctx_.feedback.notify("This tool call is running: :ToolCancel stops it", "warn");
   }
   if (!pending(*call)) return ctx_.feedback.notify("This tool call has already run", "warn");
-  const bool held = std::find(awaiting_.begin(), awaiting_.end(), call->id) != awaiting_.end();
-  release(call->id);
-  jobs::JobSpec spec;
-  spec.tool = call->tool;
-  spec.call_id = call->id;
-  spec.params = call->params;
-  spec.buffer_name = name_;
-  spec.cwd = root_;  // it ran nowhere; its project lists it (jobs.list { root })
-  const parse::ToolCall rejected = *call;
-  const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason, core::Status::Rejected);
   std::vector<std::string> body = {"The user declined to run this tool call."};
   if (!reason.empty()) body.push_back("Reason: " + reason);
-  std::vector<std::string> block = rows(rejected.start, rejected.end);
-  write_result(rejected, block, job, std::move(body), "✗ " + rejected.tool + ": rejected");
+  end_unrun(*call, core::Status::Rejected, reason, std::move(body));
+}
+
+void Session::end_unrun(const parse::ToolCall& pending_call, core::Status status,
+                        const std::string& reason, std::vector<std::string> body) {
+  const parse::ToolCall call = pending_call;  // the parse may change under what follows
+  const bool held = std::find(awaiting_.begin(), awaiting_.end(), call.id) != awaiting_.end();
+  release(call.id);
+  jobs::JobSpec spec;
+  spec.tool = call.tool;
+  spec.call_id = call.id;
+  spec.params = call.params;
+  spec.buffer_name = name_;
+  spec.cwd = root_;  // it ran nowhere; its project lists it (jobs.list { root })
+  const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason, status);
+  std::vector<std::string> block = rows(call.start, call.end);
+  write_result(call, block, job, std::move(body),
+               "✗ " + call.tool + ": " + std::string(core::to_string(status)));
   ctx_.feedback.job(job_entry(job, buf_));
   announce_finished(job);
-  after_handled(rejected.id, core::Status::Rejected, held, Origin::User);
+  after_handled(call.id, status, held, Origin::User);
 }
 
 nlohmann::json Session::run_all_plan() const {
