@@ -4,9 +4,7 @@
 #include "results/result_block.h"
 
 namespace toolhost::agents {
-namespace {
-
-std::string join(const std::vector<std::string>& lines) {
+std::string join_lines(const std::vector<std::string>& lines) {
   std::string text;
   for (const auto& line : lines) {
     if (!text.empty()) text += '\n';
@@ -15,8 +13,6 @@ std::string join(const std::vector<std::string>& lines) {
   return text;
 }
 
-}  // namespace
-
 mcp::CallResult call_result(const jobs::JobInfo& job, const core::Config& config) {
   results::ResultOptions options;
   options.max_lines = config.output.max_lines;
@@ -24,7 +20,7 @@ mcp::CallResult call_result(const jobs::JobInfo& job, const core::Config& config
 }
 
 mcp::CallResult call_result(const jobs::JobInfo& job, const std::vector<std::string>& lines) {
-  std::string body = join(lines);
+  std::string body = join_lines(lines);
   if (job.status == core::Status::Succeeded) return {std::move(body), false};
   std::string text = job.status == core::Status::Rejected
                          ? "✗ " + job.spec.tool + ": rejected in Neovim"
@@ -34,7 +30,7 @@ mcp::CallResult call_result(const jobs::JobInfo& job, const std::vector<std::str
 }
 
 mcp::CallResult not_run(const std::string& reason) {
-  return {join(results::refused_body(reason)), true};
+  return {join_lines(results::refused_body(reason)), true};
 }
 
 }  // namespace toolhost::agents

@@ -21,4 +21,7 @@ mcp::CallResult call_result(const jobs::JobInfo& job, const std::vector<std::str
 // nobody can give here.
 mcp::CallResult not_run(const std::string& reason);
 
+// Lines as one text, joined with newlines (a result's body, a progress message's last lines).
+std::string join_lines(const std::vector<std::string>& lines);
+
 }  // namespace toolhost::agents

@@ -18,15 +18,6 @@ jobs::EngineOptions engine_options(const HeadlessBackend::Options& options) {
   return jobs::with_config(std::move(engine), options.config);
 }
 
-std::string join(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const auto& line : lines) {
-    if (!text.empty()) text += '\n';
-    text += line;
-  }
-  return text;
-}
-
 }  // namespace
 
 HeadlessBackend::HeadlessBackend(uv_loop_t* loop, Options options)
@@ -130,7 +121,7 @@ void HeadlessBackend::flush_output() {
   for (auto& [id, running] : running_) {
     if (!running.unsent) continue;
     running.unsent = false;
-    if (running.sink.output) running.sink.output(join(running.tail.lines()));
+    if (running.sink.output) running.sink.output(join_lines(running.tail.lines()));
   }
 }
 

@@ -104,12 +104,7 @@ void AgentBackend::cancel(uint64_t id, const std::string& reason) {
 void AgentBackend::output(uint64_t id, const std::vector<std::string>& lines) {
   auto it = calls_.find(id);
   if (it == calls_.end() || !it->second.sink.output) return;
-  std::string text;
-  for (const auto& line : lines) {
-    if (!text.empty()) text += '\n';
-    text += line;
-  }
-  it->second.sink.output(text);
+  it->second.sink.output(agents::join_lines(lines));
 }
 
 void AgentBackend::ended(uint64_t id, const jobs::JobInfo& job,
