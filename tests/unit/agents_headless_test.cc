@@ -125,8 +125,9 @@ TEST_F(Headless, AFailedCommandIsAnErrorHeadedByItsStatus) {
 
 TEST_F(Headless, CancelStopsTheJobAndAnswersNothing) {
   make_backend(/*approve_all=*/true);
-  start(7, "run_terminal_command", {{"command", "echo $$ > pid; exec sleep 30"}});
-  ASSERT_TRUE(loop_.run_until([&] { return !read_file(root_ / "pid").empty(); }));
+  start(7, "run_terminal_command", {{"command", "echo $$ > pid; echo started; exec sleep 30"}});
+  // Its output is the event that says the pid file is written.
+  ASSERT_TRUE(loop_.run_until([&] { return !outputs_.empty(); }));
   pid_t pid = std::stoi(read_file(root_ / "pid"));
   backend_->cancel(7, "the agent cancelled the call");
   EXPECT_TRUE(loop_.run_until([&] { return ::kill(pid, 0) != 0; }));
