@@ -46,15 +46,20 @@ std::vector<std::string> block(int i) {
   return {"**bash**", "```", "echo " + std::to_string(i), "```"};
 }
 
-// Applies one batch with an edit of every call as the host does (in slices); returns the answer.
-json apply_from_host(NvimHarness& nvim, int64_t buf, const json& edits) {
-  json batch = {{"buffers", json::array({{{"buf", buf}, {"edits", edits}}})}};
+// Applies `batch` as the host does (in slices); returns the answer.
+json apply_batch_from_host(NvimHarness& nvim, const json& batch) {
   return nvim.lua(R"(
     local host = require('toolhost.host')
     host.ensure()
     return require('toolhost.ui').apply_all(..., host.instance())
   )",
                   json::array({json::array({batch})}));
+}
+
+// Applies one batch with an edit of every call as the host does; returns the answer.
+json apply_from_host(NvimHarness& nvim, int64_t buf, const json& edits) {
+  return apply_batch_from_host(nvim,
+                               {{"buffers", json::array({{{"buf", buf}, {"edits", edits}}})}});
 }
 
 // How many blocks read `✓ …` now, and whether a list is still being applied.
@@ -113,6 +118,66 @@ TEST(UiSlices, ListArrivingWhileAnotherIsAppliedIsAppliedAfterIt) {
   ASSERT_EQ(lines.size(), static_cast<size_t>(kCalls));
   for (int i = 1; i <= kCalls; ++i) EXPECT_EQ(lines[i - 1], "✓ again " + std::to_string(i));
   EXPECT_EQ(nvim.lua("return #vim.diagnostic.get(...)", json::array({buf})), 0);
+}
+
+// The first feedback of a big chat marks every call at once (one extmark each): 3,000 marks
+// are set a few dozen per step, so that Neovim answers other requests between them, and every
+// mark ends up on its block.
+TEST(UiSlices, ManyMarksOfOneBatchAreSetOverSeveralSlices) {
+  constexpr int kMarks = 3000;
+  NvimHarness nvim;
+  json setup = nvim.lua(R"(
+    local n = ...
+    local buf = vim.api.nvim_get_current_buf()
+    local lines, marks = {}, {}
+    for i = 1, n do
+      vim.list_extend(lines, { "**bash**", "```", "echo " .. i, "```" })
+      marks[i] = { key = "k" .. i, row = (i - 1) * 4, end_row = (i - 1) * 4 + 3 }
+    end
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    require("toolhost.slices").budget_ms = 0
+    require("toolhost.slices").stats(true)
+    return { buf = buf, marks = marks, per_step = require("toolhost.apply_buffer").marks_per_step }
+  )",
+                        json::array({kMarks}));
+  int64_t buf = setup["buf"].get<int64_t>();
+  json batch = {{"buffers", json::array({{{"buf", buf}, {"marks", setup["marks"]}}})}};
+  json answer = nvim.lua(R"(
+    local host = require('toolhost.host')
+    host.ensure()
+    return require('toolhost.ui').apply_all(..., host.instance())
+  )",
+                         json::array({json::array({batch})}));
+  EXPECT_EQ(answer, json({{"pending", true}}));
+  const char* placed = R"(
+    local count = 0
+    for _ in pairs(require("toolhost.ui").marks(...)) do count = count + 1 end
+    return { placed = count, busy = require("toolhost.slices").busy() }
+  )";
+  int partial = 0;
+  for (json p = nvim.lua(placed, json::array({buf})); p["busy"].get<bool>();
+       p = nvim.lua(placed, json::array({buf}))) {
+    int count = p["placed"].get<int>();
+    if (count > 0 && count < kMarks) ++partial;
+  }
+  EXPECT_GT(partial, 0);
+  EXPECT_GE(nvim.lua("return require('toolhost.slices').stats().slices").get<int>(),
+            kMarks / setup["per_step"].get<int>());
+  // Every call's mark covers its block.
+  json misplaced = nvim.lua(R"(
+    local buf, n = ...
+    local marks, ns, wrong = require("toolhost.ui").marks(buf), require("toolhost.ui").namespace, {}
+    for i = 1, n do
+      local id = marks["k" .. i]
+      local pos = id and vim.api.nvim_buf_get_extmark_by_id(buf, ns, id, { details = true })
+      if not pos or pos[1] ~= (i - 1) * 4 or pos[3].end_row ~= (i - 1) * 4 + 3 then
+        wrong[#wrong + 1] = i
+      end
+    end
+    return wrong
+  )",
+                            json::array({buf, kMarks}));
+  EXPECT_EQ(misplaced, json::array());
 }
 
 // With every list in slices, the host sends its next list only when Lua's `toolhost.applied`
