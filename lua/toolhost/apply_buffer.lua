@@ -1,7 +1,8 @@
 -- The steps of one buffer entry of a feedback batch (ui.lua applies a list of batches as steps,
 -- slices.lua runs them): the entry's state (diagnostics, errors; cheap), its marks (a step per
 -- `marks_per_step`), then each rewrite, then each stream. `list`: { results, dirty = buf ->
--- state, hidden = buf -> true, edit_count = buf -> the rewrites the list holds }.
+-- state, hidden = buf -> true, edit_count = buf -> the rewrites the list holds, glued = the
+-- steps run in the slice of the step before them }.
 local M = {}
 
 local api = vim.api
@@ -136,6 +137,8 @@ function M.steps(steps, entry, list)
     steps[#steps + 1] = function()
       stream(buf, s)
     end
+    -- A finished call's stream is cleared (one extmark deleted) before its event.
+    list.glued[steps[#steps]] = #(s.lines or {}) == 0 or nil
   end
 end
 

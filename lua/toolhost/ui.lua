@@ -47,8 +47,10 @@ M.fire = fire
 -- state, then each rewrite and each stream (apply_buffer.lua); per batch, each job, then its
 -- callbacks; at the end, the events (a handler sees every result, mark and job the list
 -- wrote), then the diagnostics of every buffer the list touched, once (vim.diagnostic.set
--- costs as much as the buffer has diagnostics). `list`: { results, events, dirty = buf ->
--- state, hidden = buf -> true, edit_count = buf -> rewrites }.
+-- costs as much as the buffer has diagnostics). The cheap steps between a list's last write
+-- and its events are glued (slices.lua): the events fire in the slice of the write they
+-- report, not a loop turn later (a redraw, another client's request). `list`: { results,
+-- events, dirty = buf -> state, hidden = buf -> true, edit_count = buf -> rewrites, glued }.
 
 -- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
 -- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
@@ -102,6 +104,7 @@ local function finish_steps(steps, list)
     steps[#steps + 1] = function()
       fire(e.name, e.data)
     end
+    list.glued[steps[#steps]] = true
   end
   for buf, st in pairs(list.dirty) do
     steps[#steps + 1] = function()
@@ -129,14 +132,18 @@ local function list_steps(batches, list)
       steps[#steps + 1] = function()
         update_job(job)
       end
+      -- Only a running job's first record reads /proc.
+      list.glued[steps[#steps]] = job.status ~= "running" or nil
     end
     steps[#steps + 1] = function()
       batch_callbacks(batch, list)
     end
+    list.glued[steps[#steps]] = true
   end
   steps[#steps + 1] = function()
     finish_steps(steps, list)
   end
+  list.glued[steps[#steps]] = true
   return steps
 end
 
@@ -160,8 +167,8 @@ function M.apply_all(batches, instance)
   end
   local from_host = instance ~= nil
   local proc, chan = host.current(), from_host and host.channel() or nil
-  local list = { results = {}, events = {}, dirty = {}, hidden = {}, edit_count = {} }
-  local work = { steps = list_steps(batches, list) }
+  local list = { results = {}, events = {}, dirty = {}, hidden = {}, edit_count = {}, glued = {} }
+  local work = { steps = list_steps(batches, list), glued = list.glued }
   -- A list of a host that is gone (stopped, restarted, dead) stops where it is: that host's
   -- calls were marked interrupted when it went, and get no second result.
   work.dropped = function()

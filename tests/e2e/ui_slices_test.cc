@@ -120,6 +120,41 @@ TEST(UiSlices, ListArrivingWhileAnotherIsAppliedIsAppliedAfterIt) {
   EXPECT_EQ(nvim.lua("return #vim.diagnostic.get(...)", json::array({buf})), 0);
 }
 
+// ToolhostJobFinished says the result is written: it fires in the slice that wrote it, not a
+// loop turn later (a redraw, another client's request in between), even when the write spent
+// the slice's budget (0 here: every step would end its slice).
+TEST(UiSlices, JobFinishedFiresInTheSliceThatWroteTheResult) {
+  NvimHarness nvim;
+  int64_t buf = blocks_buffer(nvim);
+  nvim.lua(R"(
+    local buf = ...
+    local slices = require("toolhost.slices")
+    _G.slice_of = {}
+    vim.api.nvim_buf_attach(buf, false, { on_lines = function()
+      _G.slice_of.write = slices.stats().slices
+    end })
+    vim.api.nvim_create_autocmd("User", { pattern = "ToolhostJobFinished", callback = function()
+      _G.slice_of.event = slices.stats().slices
+    end })
+  )",
+           json::array({buf}));
+  json job = {{"id", "th-1"}, {"status", "succeeded"}, {"buf", buf}, {"call_id", "k1"}};
+  json batch = {
+      {"buffers",
+       json::array({{{"buf", buf},
+                     {"edits", json::array({edit(1, block(1), "✓ 1")})},
+                     {"stream", json::array({{{"key", "k1"}, {"lines", json::array()}}})}}})},
+      {"jobs", json::array({job})},
+      {"events", json::array({{{"name", "ToolhostJobFinished"}, {"data", job}}})}};
+  EXPECT_EQ(apply_batch_from_host(nvim, batch), json({{"pending", true}}));
+  while (progress(nvim, buf)["busy"].get<bool>()) {
+  }
+  EXPECT_EQ(nvim.lines(buf)[0], "✓ 1");
+  json slice_of = nvim.lua("return _G.slice_of");
+  ASSERT_TRUE(slice_of.contains("write") && slice_of.contains("event")) << slice_of.dump();
+  EXPECT_EQ(slice_of["event"], slice_of["write"]);
+}
+
 // The first feedback of a big chat marks every call at once (one extmark each): 3,000 marks
 // are set a few dozen per step, so that Neovim answers other requests between them (here each
 // step is its own slice), and every mark ends up on its block.
