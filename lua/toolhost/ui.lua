@@ -95,10 +95,25 @@ local function batch_callbacks(batch, list)
   vim.list_extend(list.events, batch.events or {})
 end
 
+-- Each touched buffer's diagnostics set again (hidden while the list wrote).
+local function refresh_steps(list)
+  local steps = {}
+  for buf, st in pairs(list.dirty) do
+    steps[#steps + 1] = function()
+      if api.nvim_buf_is_valid(buf) then
+        refresh_diagnostics(buf, st)
+      end
+    end
+  end
+  return steps
+end
+
 -- The last steps: each event, then each touched buffer's diagnostics. The events first: a
 -- handler (a chat plugin sending results back to the model) waits on the result written, not
--- on the diagnostics, whose refresh re-sets every call's diagnostic of the buffer (~2 ms for
--- 100 calls, the largest part of P2 when it came first).
+-- on the diagnostics, whose refresh re-sets every call's diagnostic of the buffer (~1.2 ms for
+-- 100 calls, the largest part of P2 when it came first). A host's list leaves its refresh to
+-- a work of its own (apply_all): the host hears that the list is applied, and may send the
+-- next, before the refresh runs.
 local function finish_steps(steps, list)
   for _, e in ipairs(list.events) do
     steps[#steps + 1] = function()
@@ -106,12 +121,10 @@ local function finish_steps(steps, list)
     end
     list.glued[steps[#steps]] = true
   end
-  for buf, st in pairs(list.dirty) do
-    steps[#steps + 1] = function()
-      if api.nvim_buf_is_valid(buf) then
-        refresh_diagnostics(buf, st)
-      end
-    end
+  if list.refresh_apart then
+    list.refresh = refresh_steps(list)
+  else
+    vim.list_extend(steps, refresh_steps(list))
   end
 end
 
@@ -147,7 +160,8 @@ local function list_steps(batches, list)
   return steps
 end
 
--- Called with the batches of each list once it is applied (tests watch with it).
+-- Called with the batches of each list once it is applied, its diagnostics refresh included
+-- (tests watch with it).
 M.after_list = nil
 
 -- Applies a list of batches (the host sends those that came while Neovim applied the previous
@@ -167,7 +181,8 @@ function M.apply_all(batches, instance)
   end
   local from_host = instance ~= nil
   local proc, chan = host.current(), from_host and host.channel() or nil
-  local list = { results = {}, events = {}, dirty = {}, hidden = {}, edit_count = {}, glued = {} }
+  local list = { results = {}, events = {}, dirty = {}, hidden = {}, edit_count = {}, glued = {},
+                 refresh_apart = from_host }
   local work = { steps = list_steps(batches, list), glued = list.glued }
   -- A list of a host that is gone (stopped, restarted, dead) stops where it is: that host's
   -- calls were marked interrupted when it went, and get no second result.
@@ -188,8 +203,17 @@ function M.apply_all(batches, instance)
     if work.answered and chan then
       pcall(vim.rpcnotify, chan, "toolhost.applied", { edits = list.results, errors = work.errors })
     end
-    if M.after_list then
-      M.after_list(batches)
+    local function after()
+      if M.after_list then
+        M.after_list(batches)
+      end
+    end
+    if list.refresh and #list.refresh > 0 then
+      -- The slice ends here, so that the answer leaves before the refresh starts.
+      work.yield_after = true
+      slices.push({ steps = list.refresh, done = after })
+    else
+      after()
     end
   end
   if slices.push(work, not from_host) then

@@ -155,6 +155,37 @@ TEST(UiSlices, JobFinishedFiresInTheSliceThatWroteTheResult) {
   EXPECT_EQ(slice_of["event"], slice_of["write"]);
 }
 
+// The host hears that its list is applied (and may send the next) before the diagnostics
+// refresh that ends it, which re-sets every call's diagnostic of the buffer (~1.2 ms for 100
+// calls, the longest step of P2's lists); the refresh follows in the next slice.
+TEST(UiSlices, HostListIsAnsweredBeforeItsDiagnosticsRefresh) {
+  NvimHarness nvim;
+  int64_t buf = blocks_buffer(nvim);
+  nvim.lua("require('toolhost.slices').budget_ms = 1000");  // one slice would hold it all
+  json diag = {{"key", "k1"}, {"row", 0}, {"severity", 3}, {"message", "✓ one"}};
+  json batch = {{"buffers", json::array({{{"buf", buf},
+                                          {"edits", json::array({edit(1, block(1), "✓ 1")})},
+                                          {"diags", json::array({diag})}}})}};
+  json answered = nvim.lua(R"(
+    local host = require('toolhost.host')
+    host.ensure()
+    local batches, buf = ...
+    local answer = require('toolhost.ui').apply_all(batches, host.instance())
+    return { answer = answer, busy = require('toolhost.slices').busy(),
+             diagnostics = #vim.diagnostic.get(buf) }
+  )",
+                           json::array({json::array({batch}), buf}));
+  ASSERT_TRUE(answered["answer"].contains("edits")) << answered.dump();
+  EXPECT_EQ(answered["answer"]["edits"][0]["status"], "applied");
+  EXPECT_TRUE(answered["busy"].get<bool>()) << "the refresh is still to come";
+  EXPECT_EQ(answered["diagnostics"], 0);
+  while (progress(nvim, buf)["busy"].get<bool>()) {
+  }
+  json diags = nvim.lua("return vim.diagnostic.get(...)", json::array({buf}));
+  ASSERT_EQ(diags.size(), 1u) << diags.dump();
+  EXPECT_EQ(diags[0]["message"], "✓ one");
+}
+
 // The first feedback of a big chat marks every call at once (one extmark each): 3,000 marks
 // are set a few dozen per step, so that Neovim answers other requests between them (here each
 // step is its own slice), and every mark ends up on its block.
