@@ -40,7 +40,7 @@ struct Sizes {
   double p7_idle_s = 5;
   int p7_ready_runs = 20;
   double attach_mb = 50;  // P1 attach: the chat opened, and its calls
-  int attach_calls = 500;
+  int attach_calls = 5000;
   int p9_calls = 200;                     // an agent's calls, each way
   uint64_t p9_stream_bytes = 64ull << 20;  // each streaming agent's `cat`
   double p9_idle_s = 1;

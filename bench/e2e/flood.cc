@@ -151,7 +151,8 @@ void Bench::p1_attach_stall() {
                      {"rows", opened["rows"]},
                      {"rtt_ms", stats(ms)},
                      {"read_ms", report["read_ms"]},
-                     {"calls", s_.attach_calls}};
+                     {"calls", s_.attach_calls},
+                     {"slices", report.value("slices", json::object())}};
 }
 
 }  // namespace toolhost::bench

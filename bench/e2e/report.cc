@@ -129,8 +129,9 @@ std::vector<Row> rows(const json& f) {
   // P1, opening a big chat
   double attach_max = n("/p1_attach/rtt_ms/max");
   r.push_back({"P1 nvim_eval round trip while a " + fmt(n("/p1_attach/mb"), 0) + " MB chat (" +
-                   fmt(n("/p1_attach/rows"), 0) + " rows) is attached and read in " +
-                   fmt(n("/p1_attach/read_ms"), 0) + " ms, p50 / max (ms)",
+                   fmt(n("/p1_attach/rows"), 0) + " rows, " + fmt(n("/p1_attach/calls"), 0) +
+                   " calls) is attached and read in " + fmt(n("/p1_attach/read_ms"), 0) +
+                   " ms, p50 / max (ms)",
                fmt(n("/p1_attach/rtt_ms/p50")) + " / " + fmt(attach_max), "", "", "", "max ≤ 16",
                yes(attach_max <= 16)});
   // P9

@@ -28,13 +28,22 @@ return function(B, env)
 
   function B.attach_big(args)
     local buf, t0 = B.big_buf, uv.hrtime()
+    local slices = require("toolhost.slices")
+    slices.stats(true)
     require("toolhost").attach(buf)
     require("toolhost.host").call("toolhost.run_all_plan", { buf = buf }, function(err)
       local read_ms = (uv.hrtime() - t0) / 1e6
-      -- The feedback the parse sent (an extmark per call) is applied by now or queued behind
-      -- this answer: a round trip to the host lets it land inside the window.
+      -- The feedback the parse sent (an extmark per call) has arrived by now or is queued
+      -- behind this answer (a round trip to the host), and is applied in slices: the window
+      -- ends once the last of them is done.
       require("toolhost.host").call("toolhost.run_all_plan", { buf = buf }, function()
-        env.report({ name = args.name, read_ms = read_ms, error = err })
+        local function settled()
+          if slices.busy() then
+            return vim.defer_fn(settled, 1)
+          end
+          env.report({ name = args.name, read_ms = read_ms, error = err, slices = slices.stats() })
+        end
+        settled()
       end)
     end)
   end

@@ -12,7 +12,12 @@ local uv = vim.uv or vim.loop
 M.budget_ms = 0.5
 
 -- Queued work, oldest first: { steps = {fn...}, next = 1, errors = {}, done = fn(work),
--- dropped = fn() -> bool }. Steps may append steps to their own work while it runs.
+-- dropped = fn() -> bool, glued = {[step] = true}, yield_after = bool }. Steps may append steps
+-- to their own work while it runs. A glued step runs in the same slice as the step before it,
+-- whatever the budget (ui.lua: a list's events with the write they report). After a work that
+-- sets `yield_after` (by its last step or its `done`), the slice ends even with budget left:
+-- its answer goes out before the work queued behind it runs (ui.lua: a host's list, before
+-- its diagnostics refresh).
 local queue = {}
 local scheduled, in_slice = false, false
 
@@ -27,6 +32,11 @@ local function finish(work)
       vim.notify("toolhost: " .. tostring(err), vim.log.levels.ERROR)
     end
   end
+end
+
+-- Whether the next step of `work` (still unfinished) is glued to the one it just ran.
+local function next_is_glued(work)
+  return not work.finished and work.glued ~= nil and work.glued[work.steps[work.next]] == true
 end
 
 -- Runs steps until the budget is spent (`whole`: until the queue is empty); returns whether work
@@ -50,12 +60,14 @@ local function run(whole)
         work.errors[#work.errors + 1] = tostring(err)
       end
     end
+    local yield = false
     if work.next > #work.steps then
       table.remove(queue, 1)
       work.finished = true
       finish(work)
+      yield = work.yield_after == true
     end
-    if not whole and uv.hrtime() >= deadline then
+    if not whole and (yield or uv.hrtime() >= deadline) and not next_is_glued(work) then
       break
     end
   end

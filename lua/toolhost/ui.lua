@@ -47,8 +47,10 @@ M.fire = fire
 -- state, then each rewrite and each stream (apply_buffer.lua); per batch, each job, then its
 -- callbacks; at the end, the events (a handler sees every result, mark and job the list
 -- wrote), then the diagnostics of every buffer the list touched, once (vim.diagnostic.set
--- costs as much as the buffer has diagnostics). `list`: { results, events, dirty = buf ->
--- state, hidden = buf -> true, edit_count = buf -> rewrites }.
+-- costs as much as the buffer has diagnostics). The cheap steps between a list's last write
+-- and its events are glued (slices.lua): the events fire in the slice of the write they
+-- report, not a loop turn later (a redraw, another client's request). `list`: { results,
+-- events, dirty = buf -> state, hidden = buf -> true, edit_count = buf -> rewrites, glued }.
 
 -- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
 -- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
@@ -93,22 +95,36 @@ local function batch_callbacks(batch, list)
   vim.list_extend(list.events, batch.events or {})
 end
 
--- The last steps: each event, then each touched buffer's diagnostics. The events first: a
--- handler (a chat plugin sending results back to the model) waits on the result written, not
--- on the diagnostics, whose refresh re-sets every call's diagnostic of the buffer (~2 ms for
--- 100 calls, the largest part of P2 when it came first).
-local function finish_steps(steps, list)
-  for _, e in ipairs(list.events) do
-    steps[#steps + 1] = function()
-      fire(e.name, e.data)
-    end
-  end
+-- Each touched buffer's diagnostics set again (hidden while the list wrote).
+local function refresh_steps(list)
+  local steps = {}
   for buf, st in pairs(list.dirty) do
     steps[#steps + 1] = function()
       if api.nvim_buf_is_valid(buf) then
         refresh_diagnostics(buf, st)
       end
     end
+  end
+  return steps
+end
+
+-- The last steps: each event, then each touched buffer's diagnostics. The events first: a
+-- handler (a chat plugin sending results back to the model) waits on the result written, not
+-- on the diagnostics, whose refresh re-sets every call's diagnostic of the buffer (~1.2 ms for
+-- 100 calls, the largest part of P2 when it came first). A host's list leaves its refresh to
+-- a work of its own (apply_all): the host hears that the list is applied, and may send the
+-- next, before the refresh runs.
+local function finish_steps(steps, list)
+  for _, e in ipairs(list.events) do
+    steps[#steps + 1] = function()
+      fire(e.name, e.data)
+    end
+    list.glued[steps[#steps]] = true
+  end
+  if list.refresh_apart then
+    list.refresh = refresh_steps(list)
+  else
+    vim.list_extend(steps, refresh_steps(list))
   end
 end
 
@@ -129,18 +145,23 @@ local function list_steps(batches, list)
       steps[#steps + 1] = function()
         update_job(job)
       end
+      -- Only a running job's first record reads /proc.
+      list.glued[steps[#steps]] = job.status ~= "running" or nil
     end
     steps[#steps + 1] = function()
       batch_callbacks(batch, list)
     end
+    list.glued[steps[#steps]] = true
   end
   steps[#steps + 1] = function()
     finish_steps(steps, list)
   end
+  list.glued[steps[#steps]] = true
   return steps
 end
 
--- Called with the batches of each list once it is applied (tests watch with it).
+-- Called with the batches of each list once it is applied, its diagnostics refresh included
+-- (tests watch with it).
 M.after_list = nil
 
 -- Applies a list of batches (the host sends those that came while Neovim applied the previous
@@ -160,8 +181,9 @@ function M.apply_all(batches, instance)
   end
   local from_host = instance ~= nil
   local proc, chan = host.current(), from_host and host.channel() or nil
-  local list = { results = {}, events = {}, dirty = {}, hidden = {}, edit_count = {} }
-  local work = { steps = list_steps(batches, list) }
+  local list = { results = {}, events = {}, dirty = {}, hidden = {}, edit_count = {}, glued = {},
+                 refresh_apart = from_host }
+  local work = { steps = list_steps(batches, list), glued = list.glued }
   -- A list of a host that is gone (stopped, restarted, dead) stops where it is: that host's
   -- calls were marked interrupted when it went, and get no second result.
   work.dropped = function()
@@ -181,8 +203,17 @@ function M.apply_all(batches, instance)
     if work.answered and chan then
       pcall(vim.rpcnotify, chan, "toolhost.applied", { edits = list.results, errors = work.errors })
     end
-    if M.after_list then
-      M.after_list(batches)
+    local function after()
+      if M.after_list then
+        M.after_list(batches)
+      end
+    end
+    if list.refresh and #list.refresh > 0 then
+      -- The slice ends here, so that the answer leaves before the refresh starts.
+      work.yield_after = true
+      slices.push({ steps = list.refresh, done = after })
+    else
+      after()
     end
   end
   if slices.push(work, not from_host) then

@@ -46,15 +46,20 @@ std::vector<std::string> block(int i) {
   return {"**bash**", "```", "echo " + std::to_string(i), "```"};
 }
 
-// Applies one batch with an edit of every call as the host does (in slices); returns the answer.
-json apply_from_host(NvimHarness& nvim, int64_t buf, const json& edits) {
-  json batch = {{"buffers", json::array({{{"buf", buf}, {"edits", edits}}})}};
+// Applies `batch` as the host does (in slices); returns the answer.
+json apply_batch_from_host(NvimHarness& nvim, const json& batch) {
   return nvim.lua(R"(
     local host = require('toolhost.host')
     host.ensure()
     return require('toolhost.ui').apply_all(..., host.instance())
   )",
                   json::array({json::array({batch})}));
+}
+
+// Applies one batch with an edit of every call as the host does; returns the answer.
+json apply_from_host(NvimHarness& nvim, int64_t buf, const json& edits) {
+  return apply_batch_from_host(nvim,
+                               {{"buffers", json::array({{{"buf", buf}, {"edits", edits}}})}});
 }
 
 // How many blocks read `✓ …` now, and whether a list is still being applied.
@@ -113,6 +118,123 @@ TEST(UiSlices, ListArrivingWhileAnotherIsAppliedIsAppliedAfterIt) {
   ASSERT_EQ(lines.size(), static_cast<size_t>(kCalls));
   for (int i = 1; i <= kCalls; ++i) EXPECT_EQ(lines[i - 1], "✓ again " + std::to_string(i));
   EXPECT_EQ(nvim.lua("return #vim.diagnostic.get(...)", json::array({buf})), 0);
+}
+
+// ToolhostJobFinished says the result is written: it fires in the slice that wrote it, not a
+// loop turn later (a redraw, another client's request in between), even when the write spent
+// the slice's budget (0 here: every step would end its slice).
+TEST(UiSlices, JobFinishedFiresInTheSliceThatWroteTheResult) {
+  NvimHarness nvim;
+  int64_t buf = blocks_buffer(nvim);
+  nvim.lua(R"(
+    local buf = ...
+    local slices = require("toolhost.slices")
+    _G.slice_of = {}
+    vim.api.nvim_buf_attach(buf, false, { on_lines = function()
+      _G.slice_of.write = slices.stats().slices
+    end })
+    vim.api.nvim_create_autocmd("User", { pattern = "ToolhostJobFinished", callback = function()
+      _G.slice_of.event = slices.stats().slices
+    end })
+  )",
+           json::array({buf}));
+  json job = {{"id", "th-1"}, {"status", "succeeded"}, {"buf", buf}, {"call_id", "k1"}};
+  json batch = {
+      {"buffers",
+       json::array({{{"buf", buf},
+                     {"edits", json::array({edit(1, block(1), "✓ 1")})},
+                     {"stream", json::array({{{"key", "k1"}, {"lines", json::array()}}})}}})},
+      {"jobs", json::array({job})},
+      {"events", json::array({{{"name", "ToolhostJobFinished"}, {"data", job}}})}};
+  EXPECT_EQ(apply_batch_from_host(nvim, batch), json({{"pending", true}}));
+  while (progress(nvim, buf)["busy"].get<bool>()) {
+  }
+  EXPECT_EQ(nvim.lines(buf)[0], "✓ 1");
+  json slice_of = nvim.lua("return _G.slice_of");
+  ASSERT_TRUE(slice_of.contains("write") && slice_of.contains("event")) << slice_of.dump();
+  EXPECT_EQ(slice_of["event"], slice_of["write"]);
+}
+
+// The host hears that its list is applied (and may send the next) before the diagnostics
+// refresh that ends it, which re-sets every call's diagnostic of the buffer (~1.2 ms for 100
+// calls, the longest step of P2's lists); the refresh follows in the next slice.
+TEST(UiSlices, HostListIsAnsweredBeforeItsDiagnosticsRefresh) {
+  NvimHarness nvim;
+  int64_t buf = blocks_buffer(nvim);
+  nvim.lua("require('toolhost.slices').budget_ms = 1000");  // one slice would hold it all
+  json diag = {{"key", "k1"}, {"row", 0}, {"severity", 3}, {"message", "✓ one"}};
+  json batch = {{"buffers", json::array({{{"buf", buf},
+                                          {"edits", json::array({edit(1, block(1), "✓ 1")})},
+                                          {"diags", json::array({diag})}}})}};
+  json answered = nvim.lua(R"(
+    local host = require('toolhost.host')
+    host.ensure()
+    local batches, buf = ...
+    local answer = require('toolhost.ui').apply_all(batches, host.instance())
+    return { answer = answer, busy = require('toolhost.slices').busy(),
+             diagnostics = #vim.diagnostic.get(buf) }
+  )",
+                           json::array({json::array({batch}), buf}));
+  ASSERT_TRUE(answered["answer"].contains("edits")) << answered.dump();
+  EXPECT_EQ(answered["answer"]["edits"][0]["status"], "applied");
+  EXPECT_TRUE(answered["busy"].get<bool>()) << "the refresh is still to come";
+  EXPECT_EQ(answered["diagnostics"], 0);
+  while (progress(nvim, buf)["busy"].get<bool>()) {
+  }
+  json diags = nvim.lua("return vim.diagnostic.get(...)", json::array({buf}));
+  ASSERT_EQ(diags.size(), 1u) << diags.dump();
+  EXPECT_EQ(diags[0]["message"], "✓ one");
+}
+
+// The first feedback of a big chat marks every call at once (one extmark each): 3,000 marks
+// are set a few dozen per step, so that Neovim answers other requests between them (here each
+// step is its own slice), and every mark ends up on its block.
+TEST(UiSlices, ManyMarksOfOneBatchAreSetOverSeveralSlices) {
+  constexpr int kMarks = 3000;
+  NvimHarness nvim;
+  json setup = nvim.lua(R"(
+    local n = ...
+    local buf = vim.api.nvim_get_current_buf()
+    local lines, marks = {}, {}
+    for i = 1, n do
+      vim.list_extend(lines, { "**bash**", "```", "echo " .. i, "```" })
+      marks[i] = { key = "k" .. i, row = (i - 1) * 4, end_row = (i - 1) * 4 + 3 }
+    end
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    require("toolhost.slices").budget_ms = 0
+    require("toolhost.slices").stats(true)
+    return { buf = buf, marks = marks, per_step = require("toolhost.apply_buffer").marks_per_step }
+  )",
+                        json::array({kMarks}));
+  int64_t buf = setup["buf"].get<int64_t>();
+  json batch = {{"buffers", json::array({{{"buf", buf}, {"marks", setup["marks"]}}})}};
+  json answer = nvim.lua(R"(
+    local host = require('toolhost.host')
+    host.ensure()
+    return require('toolhost.ui').apply_all(..., host.instance())
+  )",
+                         json::array({json::array({batch})}));
+  EXPECT_EQ(answer, json({{"pending", true}}));
+  while (nvim.lua("return require('toolhost.slices').busy()").get<bool>()) {
+  }
+  // Each slice ends with a yield to Neovim's loop (budget 0: one step per slice).
+  EXPECT_GE(nvim.lua("return require('toolhost.slices').stats().slices").get<int>(),
+            kMarks / setup.value("per_step", 1));
+  // Every call's mark covers its block.
+  json misplaced = nvim.lua(R"(
+    local buf, n = ...
+    local marks, ns, wrong = require("toolhost.ui").marks(buf), require("toolhost.ui").namespace, {}
+    for i = 1, n do
+      local id = marks["k" .. i]
+      local pos = id and vim.api.nvim_buf_get_extmark_by_id(buf, ns, id, { details = true })
+      if not pos or pos[1] ~= (i - 1) * 4 or pos[3].end_row ~= (i - 1) * 4 + 3 then
+        wrong[#wrong + 1] = i
+      end
+    end
+    return wrong
+  )",
+                            json::array({buf, kMarks}));
+  EXPECT_EQ(misplaced, json::array());
 }
 
 // With every list in slices, the host sends its next list only when Lua's `toolhost.applied`
