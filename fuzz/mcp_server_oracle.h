@@ -19,10 +19,13 @@ using Json = nlohmann::json;
 // Traps, naming the rule, when `ok` is false (the name shows which oracle a crash broke).
 void expect(bool ok, const char* rule);
 
+// MCP_FUZZ_TRACE=1 prints the conversation and the backend's events (to explain a crash).
+void trace(const char* what, std::string_view text, uint64_t call = 0);
+
 // The text as it reads after JSON encoding with invalid UTF-8 replaced.
 std::string cleaned(const std::string& text);
 
-// What one input line must get, from JSON-RPC 2.0 alone.
+// What one input line must get, from JSON-RPC 2.0 alone (mcp_server_expected.cc).
 struct Expected {
   enum class Kind {
     kParseError,    // not JSON, too deep, or over the transport's cap: -32700, id null
