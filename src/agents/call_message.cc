@@ -1,6 +1,7 @@
 #include "agents/call_message.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace toolhost::agents {
 namespace {
@@ -42,6 +43,16 @@ bool is_plain_command(const std::string& tool, const mcp::Json& arguments) {
 }
 
 }  // namespace
+
+std::string client_label(const std::string& client_name) {
+  std::string label;
+  for (char c : client_name.substr(0, 64)) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ||
+                       c == '_' || c == ' ' || c == '@' || c == '+';
+    label += plain ? c : '_';
+  }
+  return label.empty() ? "agent" : label;
+}
 
 CallMessage call_message(const std::string& client, const std::string& tool,
                          const mcp::Json& arguments, const core::RoleNames& roles) {

@@ -17,6 +17,11 @@ struct CallMessage {
   std::string summary;   // what vim.notify says: the command, or the tool and its path
 };
 
+// The agent's name as its buffer and messages show it: clientInfo.name is the agent's to
+// choose, so what could break a buffer name or a line (a slash, a newline, a control byte)
+// becomes `_`, and it is cut at 64 bytes; none at all is "agent".
+std::string client_label(const std::string& client_name);
+
 CallMessage call_message(const std::string& client, const std::string& tool,
                          const mcp::Json& arguments, const core::RoleNames& roles);
 

@@ -1,5 +1,6 @@
 #include "agents/headless_backend.h"
 
+#include "agents/call_message.h"
 #include "agents/call_result.h"
 #include "agents/tool_list.h"
 #include "parse/call_id.h"
@@ -55,7 +56,7 @@ void HeadlessBackend::start(Call call, Sink sink) {
   tools::RunContext context{options_.config, options_.root};
   context.automatic = !options_.approve_all;
   auto spec = tools::job_for(tool_call, context);
-  const std::string origin = "toolhost://agent/" + call.client;
+  const std::string origin = "toolhost://agent/" + client_label(call.client);
   if (!spec) {
     jobs::JobSpec refused;
     refused.tool = tool_call.tool;

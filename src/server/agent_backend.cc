@@ -23,6 +23,7 @@ std::vector<mcp::Tool> AgentBackend::tools() {
 }
 
 void AgentBackend::start(Call call, Sink sink) {
+  call.client = agents::client_label(call.client);
   agents::CallMessage message =
       agents::call_message(call.client, call.tool, call.arguments, hub_.config().roles);
   core::ToolCall probe;

@@ -71,5 +71,12 @@ TEST(AgentCallMessage, TheSummaryNamesTheToolAndItsPath) {
   EXPECT_EQ(call_message("a", "delete_file", {{"path", "x.txt"}}, {}).summary, "delete_file x.txt");
 }
 
+TEST(AgentCallMessage, AClientNameCannotBreakABufferNameOrALine) {
+  EXPECT_EQ(client_label("claude-code"), "claude-code");
+  EXPECT_EQ(client_label("../x\ny"), ".._x_y");
+  EXPECT_EQ(client_label(""), "agent");
+  EXPECT_EQ(client_label(std::string(200, 'a')).size(), 64u);
+}
+
 }  // namespace
 }  // namespace toolhost::agents
