@@ -89,7 +89,7 @@ int search_path(const std::string& file, const std::vector<std::string>& environ
 }
 
 int spawn_process(const JobSpec& spec, const std::vector<std::string>& environment, int out_fd,
-                  int err_fd, pid_t& pid) {
+                  int err_fd, pid_t& pid, int in_fd) {
   const auto& args = spec.argv;
   std::string path;
   if (int error = search_path(args[0], environment, spec.cwd, path)) return error;
@@ -102,7 +102,11 @@ int spawn_process(const JobSpec& spec, const std::vector<std::string>& environme
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (in_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  }
   posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
   posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
   if (!spec.cwd.empty()) {

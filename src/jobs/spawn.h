@@ -23,10 +23,11 @@ int make_pipe(int fds[2]);
 int search_path(const std::string& file, const std::vector<std::string>& environment,
                 const std::string& cwd, std::string& found);
 
-// Spawns `spec.argv` in `spec.cwd` with `environment`, stdin /dev/null, stdout and stderr on
-// `out_fd` and `err_fd`, as the leader of a new session and process group, at `spec.nice`
-// below the host. Returns 0 and sets `pid`, or an errno value.
+// Spawns `spec.argv` in `spec.cwd` with `environment`, stdin `in_fd` (/dev/null when -1: a
+// job reads nothing; an MCP server reads its requests), stdout and stderr on `out_fd` and
+// `err_fd`, as the leader of a new session and process group, at `spec.nice` below the host.
+// Returns 0 and sets `pid`, or an errno value.
 int spawn_process(const JobSpec& spec, const std::vector<std::string>& environment, int out_fd,
-                  int err_fd, pid_t& pid);
+                  int err_fd, pid_t& pid, int in_fd = -1);
 
 }  // namespace toolhost::jobs
