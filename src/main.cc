@@ -3,6 +3,7 @@
 //   toolhost parse FILE [--json] [--config FILE.json]
 //   toolhost run FILE [--yes] [--dry-run] [--json] [--config FILE.json]
 //   toolhost mcp serve [--socket PATH] [--approve all] [--config FILE.json]   (started by agents)
+//   toolhost mcp list [SERVER] --config FILE.json | mcp call SERVER TOOL [JSON] --config FILE.json
 //   toolhost --version | --print-config
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "base/log.h"
+#include "cli/mcp_command.h"
 #include "cli/parse_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
@@ -138,6 +140,18 @@ int main(int argc, char** argv) {
   serve_app->add_option("--approve", serve.approve, "all: run every call without approval")
       ->check(CLI::IsMember({"all"}));
   serve_app->add_option("--config", serve.config_file, "setup() options as JSON");
+  cli::McpCommand mcp_command;
+  mcp_command.version = TOOLHOST_VERSION;
+  CLI::App* mcp_list_app =
+      mcp_app->add_subcommand("list", "List the tools of the configured MCP servers");
+  mcp_list_app->add_option("server", mcp_command.server, "Only this server");
+  mcp_list_app->add_option("--config", mcp_command.config_file, "setup() options as JSON (mcp)");
+  CLI::App* mcp_call_app =
+      mcp_app->add_subcommand("call", "Call a tool of a configured MCP server, print its result");
+  mcp_call_app->add_option("server", mcp_command.server, "The server's name")->required();
+  mcp_call_app->add_option("tool", mcp_command.tool, "The tool's name")->required();
+  mcp_call_app->add_option("arguments", mcp_command.arguments, "The arguments, a JSON object");
+  mcp_call_app->add_option("--config", mcp_command.config_file, "setup() options as JSON (mcp)");
   bool print_config = false;
   app.add_flag("--print-config", print_config,
                "Print the defaults of the options the host reads, as JSON (setup() names)");
@@ -150,6 +164,8 @@ int main(int argc, char** argv) {
 
   if (parse_app->parsed()) return cli::run_parse_command(parse, std::cout, std::cerr);
   if (tools_app->parsed()) return cli::run_tools_command(tools, std::cout, std::cerr);
+  if (mcp_list_app->parsed()) return cli::run_mcp_list(mcp_command, std::cout, std::cerr);
+  if (mcp_call_app->parsed()) return cli::run_mcp_call(mcp_command, std::cout, std::cerr);
   if (serve_app->parsed()) {
     serve.state_dir = options.state_dir;
     serve.data_state_dir = xdg_dir("XDG_DATA_HOME", ".local/share");

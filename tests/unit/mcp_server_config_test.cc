@@ -1,0 +1,86 @@
+// The MCP servers of setup()'s `mcp.servers`, and `${VAR}` expansion: pure functions.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "mcp/server_config.h"
+
+namespace toolhost::mcp {
+namespace {
+
+Lookup fake_environment() {
+  static const std::map<std::string, std::string> vars{{"HOME", "/home/u"}, {"TOKEN", "s3cret"}};
+  return [](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(McpServerConfig, BothVariableFormsExpandFromTheEnvironmentOnly) {
+  std::string error;
+  EXPECT_EQ(expand_variables("${HOME}/x ${env:TOKEN}", fake_environment(), error),
+            "/home/u/x s3cret");
+  EXPECT_EQ(expand_variables("$HOME $(id) ${ unclosed", fake_environment(), error),
+            "$HOME $(id) ${ unclosed");
+  EXPECT_EQ(expand_variables("${MISSING}", fake_environment(), error), std::nullopt);
+  EXPECT_EQ(error, "${MISSING} is not set in the environment");
+  EXPECT_EQ(expand_variables("${env:}", fake_environment(), error), std::nullopt);
+}
+
+TEST(McpServerConfig, AStdioSpecIsReadWithItsDefaults) {
+  ServersConfig config = servers_from_json(nlohmann::json::parse(R"({"servers": {
+      "everything": {"command": "npx", "args": ["-y", "${HOME}/srv"],
+                     "env": {"API_KEY": "${env:TOKEN}"}, "cwd": "${HOME}"},
+      "slow": {"command": "x", "timeout_ms": 5000, "startup_timeout_ms": 200, "disabled": true}}})"),
+                                           fake_environment());
+  ASSERT_EQ(config.error, "");
+  ASSERT_EQ(config.servers.size(), 2u);
+  const ServerConfig& everything = config.servers[0];
+  EXPECT_EQ(everything.name, "everything");
+  EXPECT_EQ(everything.error, "");
+  EXPECT_EQ(everything.stdio.command, "npx");
+  EXPECT_EQ(everything.stdio.args, (std::vector<std::string>{"-y", "/home/u/srv"}));
+  ASSERT_EQ(everything.stdio.env.size(), 1u);
+  EXPECT_EQ(everything.stdio.env[0], std::make_pair(std::string("API_KEY"), std::string("s3cret")));
+  EXPECT_EQ(everything.stdio.cwd, "/home/u");
+  EXPECT_EQ(everything.timeout_ms, 60'000u);
+  EXPECT_EQ(everything.startup_timeout_ms, 10'000u);
+  EXPECT_FALSE(everything.disabled);
+  const ServerConfig& slow = config.servers[1];
+  EXPECT_EQ(slow.timeout_ms, 5000u);
+  EXPECT_EQ(slow.startup_timeout_ms, 200u);
+  EXPECT_TRUE(slow.disabled);
+}
+
+TEST(McpServerConfig, ABadSpecIsThatServersErrorAndTheOthersStay) {
+  ServersConfig config = servers_from_json(nlohmann::json::parse(R"({"servers": {
+      "a": {"command": "ok"},
+      "b": {"command": "x", "args": "not a list"},
+      "c": {"args": []},
+      "d": {"command": "x", "env": {"K": "${NOPE}"}},
+      "e": {"command": "x", "timeout_ms": -1},
+      "f": {"url": "https://example.com/mcp"}}})"),
+                                           fake_environment());
+  ASSERT_EQ(config.servers.size(), 6u);
+  EXPECT_EQ(config.servers[0].error, "");
+  EXPECT_EQ(config.servers[1].error, "args: expected a list of strings");
+  EXPECT_EQ(config.servers[2].error, "needs a command or a url");
+  EXPECT_EQ(config.servers[3].error, "env.K: ${NOPE} is not set in the environment");
+  EXPECT_EQ(config.servers[4].error, "timeout_ms: expected a positive number of milliseconds");
+  EXPECT_EQ(config.servers[5].error, "");
+  EXPECT_EQ(config.servers[5].url, "https://example.com/mcp");
+}
+
+TEST(McpServerConfig, NoMcpTableIsNoServersAndAWrongOneIsAnError) {
+  EXPECT_TRUE(servers_from_json(nullptr, fake_environment()).servers.empty());
+  EXPECT_EQ(servers_from_json(nlohmann::json::array(), fake_environment()).error,
+            "mcp: expected a table");
+  EXPECT_EQ(servers_from_json({{"servers", 3}}, fake_environment()).error,
+            "mcp.servers: expected a table of NAME = spec");
+}
+
+}  // namespace
+}  // namespace toolhost::mcp
