@@ -1,10 +1,9 @@
 // The MCP client against a scripted server that misbehaves on purpose: raw lines on a
 // socketpair, each answer written by the test. Nothing sleeps: every wait is on the loop.
 #include <gtest/gtest.h>
-
-#include <csignal>
 #include <sys/socket.h>
 
+#include <csignal>
 #include <functional>
 #include <map>
 #include <memory>
@@ -181,6 +180,10 @@ TEST_F(McpClientFaults, AModernServerIsFoundThroughDiscoverAndEveryRequestNamesT
   EXPECT_EQ(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
   EXPECT_EQ(meta["io.modelcontextprotocol/clientInfo"]["name"], "toolhost");
   EXPECT_EQ(server_->find("notifications/initialized"), nullptr);
+  uint64_t id = start_call(outcomes_);
+  const Json& call_meta = call_request().params["_meta"];
+  EXPECT_EQ(call_meta["progressToken"], id);
+  EXPECT_EQ(call_meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
 }
 
 TEST_F(McpClientFaults, WhenInitializeAndDiscoverBothFailTheErrorNamesBoth) {
