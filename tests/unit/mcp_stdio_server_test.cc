@@ -1,15 +1,16 @@
 // MCP servers as child processes: small sh scripts play the server (the client's request ids
 // are 1 for initialize, then 2, 3, ...). Every wait is on the loop: a process's exit, a line.
 #include <gtest/gtest.h>
-
-#include <csignal>
+#include <signal.h>
 
 #include <algorithm>
+#include <csignal>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "jobs/reaping.h"
 #include "mcp/client.h"
 #include "mcp/stdio_server.h"
 #include "test_loop.h"
@@ -119,6 +120,29 @@ TEST_F(McpStdioServer, ACrashFailsTheRunningCallWithTheStatusAndTheLastStderrLin
             "fatal: out of cheese");
   EXPECT_EQ(exited_, "exited with status 3");
   EXPECT_FALSE(server_->running());
+}
+
+TEST_F(McpStdioServer, WithoutPidfdsTheSigchldFallbackSeesTheCrashToo) {
+  jobs::Reaping before = jobs::reaping();
+  jobs::set_reaping_for_testing(jobs::Reaping::Sigchld);
+  ASSERT_TRUE(start(after_handshake("read -r call; echo 'gone' >&2; exit 4")));
+  jobs::set_reaping_for_testing(before);
+  ASSERT_EQ(connect(), std::nullopt);
+  std::optional<CallOutcome>& outcome = outcome_;
+  client_->call_tool("x", Json::object(), {{}, {}, [&](CallOutcome o) { outcome = o; }});
+  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }));
+  EXPECT_EQ(outcome->text,
+            "connection closed: the server exited with status 4; its last stderr lines:\ngone");
+}
+
+TEST_F(McpStdioServer, DestroyingTheServerKillsItsRunningProcess) {
+  ASSERT_TRUE(start("echo ready >&2; exec sleep 1000"));
+  wait_for_stderr("ready");
+  pid_t pid = server_->pid();
+  client_.reset();
+  server_.reset();
+  // Killed, then reaped by the handles it left behind: the pid is gone, not a zombie.
+  EXPECT_TRUE(loop_.run_until([&] { return ::kill(pid, 0) != 0; }));
 }
 
 TEST_F(McpStdioServer, EveryStderrLineIsLoggedAndTheLastOnesKept) {
