@@ -75,6 +75,7 @@ class Connection {
     options.version = version;
     options.startup_timeout_ms = config.startup_timeout_ms;
     options.call_timeout_ms = config.timeout_ms;
+    options.discover_first = config.discover_first;
     mcp::Client::Events events;
     events.log = [this](const std::string& level, const std::string& text) {
       err_ << config_.name << ": " << level << ": " << text << "\n";

@@ -97,20 +97,29 @@ Json Client::with_meta(Json params) const {
 }
 
 void Client::connect(Done done) {
+  if (!options_.discover_first) return initialize(done, true, "");
+  discover([this, done](std::optional<std::string> not_modern) {
+    if (!not_modern) return done(std::nullopt);
+    initialize(done, false, *not_modern);
+  });
+}
+
+void Client::initialize(const Done& done, bool then_discover, const std::string& probe_error) {
   Json params = {{"protocolVersion", latest_version()},
                  {"capabilities", Json::object()},
                  {"clientInfo", {{"name", options_.name}, {"version", options_.version}}}};
   std::weak_ptr<bool> alive = alive_;
   request(
       method::kInitialize, std::move(params),
-      [this, alive, done](const Reply& reply) {
+      [this, alive, done, then_discover, probe_error](const Reply& reply) {
         if (alive.expired()) return done("the client closed");
-        initialized(reply, done);
+        initialized(reply, done, then_discover, probe_error);
       },
       options_.startup_timeout_ms);
 }
 
-void Client::initialized(const Reply& reply, const Done& done) {
+void Client::initialized(const Reply& reply, const Done& done, bool then_discover,
+                         const std::string& probe_error) {
   if (reply.error) {
     const Error& error = *reply.error;
     if (error.code == code::kRequestTimeout) {
@@ -118,7 +127,13 @@ void Client::initialized(const Reply& reply, const Done& done) {
                   std::to_string(options_.startup_timeout_ms) + " ms");
     }
     if (error.code == code::kConnectionClosed) return done(describe(error));
-    return discover(describe(error), done);  // a modern server knows no initialize
+    std::string failed = "initialize failed: " + describe(error);
+    if (!then_discover) return done(failed + (probe_error.empty() ? "" : "; " + probe_error));
+    // A modern server knows no initialize.
+    return discover([done, failed](std::optional<std::string> not_modern) {
+      if (!not_modern) return done(std::nullopt);
+      done(failed + (not_modern->empty() ? "" : "; " + *not_modern));
+    });
   }
   std::string version = string_field(reply.result, "protocolVersion");
   if (!speaks(version)) {
@@ -137,10 +152,10 @@ void Client::initialized(const Reply& reply, const Done& done) {
   done(std::nullopt);
 }
 
-void Client::discover(const std::string& initialize_error, const Done& done) {
+void Client::discover(Done next) {
   std::weak_ptr<bool> alive = alive_;
-  auto answered = [this, alive, done, initialize_error](const Reply& reply) {
-    if (alive.expired()) return done("the client closed");
+  auto answered = [this, alive, next](const Reply& reply) {
+    if (alive.expired()) return next("the client closed");
     const Json& versions =
         reply.result.is_object() ? reply.result.value("supportedVersions", Json()) : Json();
     bool modern = false;
@@ -153,8 +168,7 @@ void Client::discover(const std::string& initialize_error, const Done& done) {
       }
     }
     if (!modern) {
-      return done("initialize failed: " + initialize_error +
-                  (reply.ok() ? "" : "; server/discover failed: " + describe(*reply.error)));
+      return next(reply.ok() ? "" : "server/discover failed: " + describe(*reply.error));
     }
     server_.era = Era::kModern;
     server_.protocol_version = std::string(modern_version());
@@ -164,7 +178,7 @@ void Client::discover(const std::string& initialize_error, const Done& done) {
     server_.instructions = string_field(reply.result, "instructions");
     server_.capabilities = reply.result.value("capabilities", Json::object());
     connected_ = true;
-    done(std::nullopt);
+    next(std::nullopt);
   };
   // The probe itself names the modern version, as every modern request does.
   Json params = {{"_meta",

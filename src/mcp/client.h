@@ -56,6 +56,9 @@ class Client {
     uint64_t request_timeout_ms = 60'000;  // one tools/list page
     uint64_t call_timeout_ms = 60'000;     // a call, whatever its progress
     size_t max_pages = 100;                // tools/list pages before "paginates forever"
+    // protocol = "2026-07-28": probe server/discover first, as that revision's stdio binding
+    // says, and fall back to initialize when the server is not modern.
+    bool discover_first = false;
   };
   using Log = std::function<void(const std::string& level, const std::string& text)>;
   struct Events {
@@ -77,7 +80,8 @@ class Client {
 
   bool start(std::string& error);
   // The handshake: `initialize` offering the latest legacy revision; when the server answers it
-  // with an error, `server/discover` for a modern server. `done` gets the reason it failed.
+  // with an error, `server/discover` for a modern server (or the other way round with
+  // discover_first). `done` gets the reason it failed.
   void connect(std::function<void(std::optional<std::string> error)> done);
   // Every page of `tools/list`, each tool checked; a malformed list is an error, not a part.
   void list_tools(std::function<void(ToolList)> done);
@@ -103,8 +107,14 @@ class Client {
   };
   using Done = std::function<void(std::optional<std::string>)>;
 
-  void initialized(const jsonrpc::Reply& reply, const Done& done);
-  void discover(const std::string& initialize_error, const Done& done);
+  // `then_discover`: a failed initialize probes server/discover; else it fails, adding
+  // `probe_error` (why the probe found no modern server) to its reason.
+  void initialize(const Done& done, bool then_discover, const std::string& probe_error);
+  void initialized(const jsonrpc::Reply& reply, const Done& done, bool then_discover,
+                   const std::string& probe_error);
+  // `next` gets nothing when the server is modern (connected), else why not ("" when it
+  // answered without the modern revision).
+  void discover(Done next);
   void fetch_page(const std::string& cursor, size_t pages, std::shared_ptr<ToolList> list,
                   std::function<void(ToolList)> done);
   void call_ended(uint64_t id, const jsonrpc::Reply& reply);

@@ -39,6 +39,12 @@ std::string read_spec(const Json& spec, const Lookup& lookup, ServerConfig& conf
       !number("startup_timeout_ms", config.startup_timeout_ms)) {
     return error;
   }
+  std::string protocol = "auto";
+  if (!text("protocol", protocol)) return error;
+  if (protocol != "auto" && protocol != "2026-07-28") {
+    return "protocol: expected \"auto\" or \"2026-07-28\"";
+  }
+  config.discover_first = protocol == "2026-07-28";
   if (auto it = spec.find("disabled"); it != spec.end() && !it->is_null()) {
     if (!it->is_boolean()) return "disabled: expected a boolean";
     config.disabled = it->get<bool>();

@@ -1,8 +1,9 @@
 #pragma once
 // The MCP servers a user configured (SPEC 13.2): the `mcp.servers` table of setup() options,
 // NAME -> spec. Read so far: `command`, `args`, `env`, `cwd` (stdio), `url` (HTTP, recognised
-// but not run yet), `disabled`, `timeout_ms`, `startup_timeout_ms`. `${VAR}` and `${env:VAR}`
-// in the strings take the environment's values; nothing else runs to expand a value. Pure.
+// but not run yet), `disabled`, `timeout_ms`, `startup_timeout_ms`, `protocol`. `${VAR}` and
+// `${env:VAR}` in the strings take the environment's values; nothing else runs to expand a value.
+// Pure.
 
 #include <cstdint>
 #include <functional>
@@ -22,6 +23,8 @@ struct ServerConfig {
   bool disabled = false;
   uint64_t timeout_ms = 60'000;  // a call's own timeout
   uint64_t startup_timeout_ms = 10'000;
+  // `protocol = "2026-07-28"`: probe server/discover before initialize ("auto": after).
+  bool discover_first = false;
   // What is wrong with this server's spec; the others are still usable.
   std::string error;
 };

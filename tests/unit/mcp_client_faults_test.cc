@@ -186,6 +186,37 @@ TEST_F(McpClientFaults, AModernServerIsFoundThroughDiscoverAndEveryRequestNamesT
   EXPECT_EQ(call_meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
 }
 
+TEST_F(McpClientFaults, DiscoverFirstFindsAModernServerWithoutInitialize) {
+  options_.discover_first = true;
+  TearDown();
+  SetUp();
+  server_->on("server/discover", [this](const Message& m) {
+    server_->reply(m.id, {{"supportedVersions", {"2026-07-28", "2025-11-25"}}});
+  });
+  EXPECT_EQ(connect(), std::nullopt);
+  EXPECT_EQ(client_->server().era, Era::kModern);
+  EXPECT_EQ(client_->server().supported_versions,
+            (std::vector<std::string>{"2026-07-28", "2025-11-25"}));
+  EXPECT_EQ(server_->find("initialize"), nullptr);
+}
+
+TEST_F(McpClientFaults, DiscoverFirstFallsBackToInitializeForALegacyServer) {
+  options_.discover_first = true;
+  TearDown();
+  SetUp();
+  server_->on("server/discover",
+              [this](const Message& m) { server_->fail(m.id, -32601, "method not found"); });
+  EXPECT_EQ(connect(), std::nullopt);
+  EXPECT_EQ(client_->server().era, Era::kLegacy);
+  EXPECT_EQ(client_->server().protocol_version, "2025-11-25");
+  TearDown();
+  SetUp();
+  server_->on("server/discover",
+              [this](const Message& m) { server_->fail(m.id, -32601, "method not found"); });
+  server_->on("initialize", [this](const Message& m) { server_->fail(m.id, -32603, "broken"); });
+  EXPECT_EQ(connect(), "initialize failed: broken; server/discover failed: method not found");
+}
+
 TEST_F(McpClientFaults, WhenInitializeAndDiscoverBothFailTheErrorNamesBoth) {
   server_->on("initialize", [this](const Message& m) { server_->fail(m.id, -32603, "broken"); });
   server_->on("server/discover",

@@ -34,7 +34,8 @@ TEST(McpServerConfig, AStdioSpecIsReadWithItsDefaults) {
   ServersConfig config = servers_from_json(nlohmann::json::parse(R"({"servers": {
       "everything": {"command": "npx", "args": ["-y", "${HOME}/srv"],
                      "env": {"API_KEY": "${env:TOKEN}"}, "cwd": "${HOME}"},
-      "slow": {"command": "x", "timeout_ms": 5000, "startup_timeout_ms": 200, "disabled": true}}})"),
+      "slow": {"command": "x", "timeout_ms": 5000, "startup_timeout_ms": 200, "disabled": true,
+               "protocol": "2026-07-28"}}})"),
                                            fake_environment());
   ASSERT_EQ(config.error, "");
   ASSERT_EQ(config.servers.size(), 2u);
@@ -49,10 +50,12 @@ TEST(McpServerConfig, AStdioSpecIsReadWithItsDefaults) {
   EXPECT_EQ(everything.timeout_ms, 60'000u);
   EXPECT_EQ(everything.startup_timeout_ms, 10'000u);
   EXPECT_FALSE(everything.disabled);
+  EXPECT_FALSE(everything.discover_first);
   const ServerConfig& slow = config.servers[1];
   EXPECT_EQ(slow.timeout_ms, 5000u);
   EXPECT_EQ(slow.startup_timeout_ms, 200u);
   EXPECT_TRUE(slow.disabled);
+  EXPECT_TRUE(slow.discover_first);
 }
 
 TEST(McpServerConfig, ABadSpecIsThatServersErrorAndTheOthersStay) {
@@ -62,9 +65,10 @@ TEST(McpServerConfig, ABadSpecIsThatServersErrorAndTheOthersStay) {
       "c": {"args": []},
       "d": {"command": "x", "env": {"K": "${NOPE}"}},
       "e": {"command": "x", "timeout_ms": -1},
-      "f": {"url": "https://example.com/mcp"}}})"),
+      "f": {"url": "https://example.com/mcp"},
+      "g": {"command": "x", "protocol": "2025-11-25"}}})"),
                                            fake_environment());
-  ASSERT_EQ(config.servers.size(), 6u);
+  ASSERT_EQ(config.servers.size(), 7u);
   EXPECT_EQ(config.servers[0].error, "");
   EXPECT_EQ(config.servers[1].error, "args: expected a list of strings");
   EXPECT_EQ(config.servers[2].error, "needs a command or a url");
@@ -72,6 +76,7 @@ TEST(McpServerConfig, ABadSpecIsThatServersErrorAndTheOthersStay) {
   EXPECT_EQ(config.servers[4].error, "timeout_ms: expected a positive number of milliseconds");
   EXPECT_EQ(config.servers[5].error, "");
   EXPECT_EQ(config.servers[5].url, "https://example.com/mcp");
+  EXPECT_EQ(config.servers[6].error, "protocol: expected \"auto\" or \"2026-07-28\"");
 }
 
 TEST(McpServerConfig, NoMcpTableIsNoServersAndAWrongOneIsAnError) {
