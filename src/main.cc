@@ -132,7 +132,9 @@ int main(int argc, char** argv) {
   tools_app->add_option("--config", tools.config_file, "setup() options as JSON (custom tools)");
   cli::ServeCommand serve;
   serve.version = TOOLHOST_VERSION;
-  CLI::App* mcp_app = app.add_subcommand("mcp", "MCP: serve outside agents")->require_subcommand(1);
+  CLI::App* mcp_app =
+      app.add_subcommand("mcp", "MCP: serve outside agents (serve), use MCP servers (list, call)")
+          ->require_subcommand(1);
   CLI::App* serve_app = mcp_app->add_subcommand(
       "serve", "An MCP server on stdio for agents (Claude Code, codex, Gemini CLI, ...)");
   serve_app->add_option("--socket", serve.socket, "The toolhost host's socket to relay to")
