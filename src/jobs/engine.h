@@ -124,6 +124,11 @@ class Engine {
   OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
+  // With `hold`, a finished job's history line waits in memory until write_held_history() (the
+  // host writes them once the job's feedback has left: the line's JSON dump and locked append,
+  // ~55 µs, are nobody's wait, P2); trimming and shutdown write them first.
+  void hold_history(bool hold) { hold_history_ = hold; }
+  void write_held_history();
   // Queued and running jobs finish `interrupted`; every group (running jobs, and leftovers of
   // finished ones) gets SIGTERM, then SIGKILL after `grace_ms`; history is flushed; `done` runs
   // when every process handle is closed. No job starts afterwards.
@@ -169,6 +174,8 @@ class Engine {
   size_t running_ = 0;
   size_t processes_ = 0;
   size_t ended_since_trim_ = 0;
+  bool hold_history_ = false;
+  std::vector<nlohmann::json> held_history_;  // end lines not written yet (hold_history)
   bool shutting_down_ = false;
   std::function<void()> on_shutdown_;
 };

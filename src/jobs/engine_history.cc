@@ -130,6 +130,7 @@ void Engine::trim() {
 }
 
 void Engine::trim_history(bool wait) {
+  write_held_history();
   history_.trim(
       options_.history_max,
       [this](const nlohmann::json& record) {

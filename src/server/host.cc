@@ -55,6 +55,18 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
                             [this] { update_ticker(); }}) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
+  // A finished job's feedback leaves from an idle handle (session::Feedback), at the end of
+  // the loop iteration that saw the exit; its history line is written after it, by this
+  // prepare handle (libuv runs prepare handles after idle ones, before it polls), so that the
+  // line's JSON dump and locked append are not part of P2's hop. Unreferenced: it keeps no
+  // loop alive.
+  engine_.hold_history(true);
+  uv_prepare_init(loop_, &history_writer_);
+  history_writer_.data = this;
+  uv_prepare_start(&history_writer_, [](uv_prepare_t* prepare) {
+    static_cast<Host*>(prepare->data)->engine_.write_held_history();
+  });
+  uv_unref(reinterpret_cast<uv_handle_t*>(&history_writer_));
 }
 
 void Host::start() {
@@ -349,6 +361,7 @@ void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
     feedback_.close();
     api_.flush_batches();
     uv_close(reinterpret_cast<uv_handle_t*>(&ticker_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&history_writer_), nullptr);
     done();
   });
 }

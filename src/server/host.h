@@ -98,6 +98,7 @@ class Host {
   BufferReads reads_;
   AgentHub agents_;
   uv_timer_t ticker_{};
+  uv_prepare_t history_writer_{};  // writes the engine's held history lines (see the ctor)
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
   std::set<int64_t> own_detaches_;  // buffers whose nvim_buf_detach is under way
   bool stopping_ = false;           // shutdown() ran: no more batches

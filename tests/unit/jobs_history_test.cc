@@ -49,6 +49,29 @@ TEST_F(JobsHistory, SurvivesARestart) {
   for (const auto& line : lines) EXPECT_EQ(line["host"]["pid"], static_cast<int>(::getpid()));
 }
 
+// The host holds a finished job's end line until the job's feedback has left (P2), then
+// writes it; shutdown writes what is still held.
+TEST_F(JobsHistory, HeldEndLinesAreWrittenWhenAskedOrAtShutdown) {
+  TempDir dir;
+  Engine& engine = make(persistent(dir));
+  engine.hold_history(true);
+  run(shell("exit 0"));
+  std::vector<nlohmann::json> lines = history_lines(dir);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["ev"], "started");
+  engine.write_held_history();
+  lines = history_lines(dir);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2]["ev"], "ended");
+  EXPECT_EQ(lines[2]["status"], "succeeded");
+  run(shell("exit 4"));
+  stop();
+  lines = history_lines(dir);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[5]["ev"], "ended");
+  EXPECT_EQ(lines[5]["exit_code"], 4);
+}
+
 TEST_F(JobsHistory, IdsAreUniqueAcrossRestartsAndConcurrentEngines) {
   TempDir dir;
   Engine& engine = make(persistent(dir));
