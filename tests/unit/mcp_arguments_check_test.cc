@@ -60,7 +60,6 @@ TEST(McpArgumentsCheck, AHugeWholeNumberIsAnIntegerAndCastsNothing) {
   EXPECT_EQ(misfit({{"command", "ls"}, {"timeout_ms", 1e300}}), "");
   EXPECT_EQ(misfit({{"command", "ls"}, {"timeout_ms", -1e300}}),
             "parameter \"timeout_ms\": must be at least 1");
-  EXPECT_EQ(misfit({{"command", "ls"}, {"timeout_ms", 1e300 + 0.5}}), "");  // still whole
   EXPECT_EQ(misfit({{"command", "ls"}, {"timeout_ms", 2.5}}),
             "parameter \"timeout_ms\": expected integer, got number");
 }
