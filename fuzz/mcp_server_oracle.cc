@@ -247,6 +247,7 @@ size_t Oracle::on_output(uint64_t id, const std::string& text) {
     call.unsent = true;
   }
   output_call_ = id;
+  output_is_first_ = call.notifications == 0;
   return log_.size();
 }
 
@@ -257,9 +258,11 @@ void Oracle::after_output(uint64_t id, size_t mark) {
   size_t sent = log_.size() - mark;
   if (!call.active() || call.token.is_null()) {
     expect(sent == 0, "no progress for a call without a progressToken, or that ended");
-  } else if (call.notifications == 0 || sent == 1) {
-    expect(sent == 1 && call.notifications > 0 && !call.unsent,
-           "a call's first output is a progress notification at once");
+    return;
+  }
+  expect(sent <= 1, "one output sends at most one progress notification");
+  if (output_is_first_) {
+    expect(sent == 1, "a call's first output is a progress notification at once");
   }
 }
 

@@ -114,6 +114,7 @@ class Oracle {
   uint64_t cancelled_in_line_ = 0;
   std::vector<uint64_t> active_at_line_;
   uint64_t output_call_ = 0;      // the call whose output() is running, preferred by progress()
+  bool output_is_first_ = false;  // and it had no progress notification before
   std::vector<uint64_t> ending_;  // the calls active when the close or destroy began
   size_t ending_mark_ = 0;
 };

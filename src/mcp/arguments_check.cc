@@ -1,5 +1,7 @@
 #include "mcp/arguments_check.h"
 
+#include <cmath>
+
 namespace toolhost::mcp {
 namespace {
 
@@ -22,9 +24,11 @@ bool has_type(const Json& value, const std::string& type) {
   std::string actual = type_of(value);
   if (actual == type) return true;
   if (type == "number" && actual == "integer") return true;
-  // 3.0 is an integer to JSON Schema.
-  return type == "integer" && value.is_number_float() &&
-         value.get<double>() == static_cast<double>(static_cast<long long>(value.get<double>()));
+  // 3.0 is an integer to JSON Schema, and so is 1e300: whole, though no integer type holds it
+  // (casting it to one would be undefined).
+  if (type != "integer" || !value.is_number_float()) return false;
+  double number = value.get<double>();
+  return std::isfinite(number) && std::floor(number) == number;
 }
 
 std::string where(const std::string& path) {

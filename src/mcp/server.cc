@@ -109,7 +109,10 @@ void Server::handle_initialize(const Message& message, Responder responder) {
   protocol_version_ = negotiate_version(requested->get<std::string>());
   client_name_ = "agent";
   if (auto client = params.find("clientInfo"); client != params.end() && client->is_object()) {
-    client_name_ = client->value("name", client_name_);
+    // A name that is not a string is ignored, as a clientInfo that is not an object is.
+    if (auto name = client->find("name"); name != client->end() && name->is_string()) {
+      client_name_ = name->get<std::string>();
+    }
   }
   initialized_ = true;
   Json result = {{"protocolVersion", protocol_version_},
@@ -162,6 +165,11 @@ void Server::handle_call(const Message& message, Responder responder) {
 
 void Server::handle_cancelled(const Message& message) {
   if (!message.params.is_object() || !message.params.contains("requestId")) return;
+  // Read before anything changes: the call must not be forgotten without the backend's cancel.
+  auto given = message.params.find("reason");
+  std::string reason = given != message.params.end() && given->is_string()
+                           ? given->get<std::string>()
+                           : "the agent cancelled the call";
   auto request = call_of_request_.find(message.params["requestId"].dump());
   if (request == call_of_request_.end()) return;  // answered already, or never ours
   uint64_t id = request->second;
@@ -170,7 +178,6 @@ void Server::handle_cancelled(const Message& message) {
   if (call == calls_.end()) return;
   call->second.responder.withdraw();  // MCP: a cancelled request gets no answer
   calls_.erase(call);
-  std::string reason = message.params.value("reason", "the agent cancelled the call");
   backend_.cancel(id, reason);
 }
 

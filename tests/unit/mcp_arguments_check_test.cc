@@ -54,5 +54,15 @@ TEST(McpArgumentsCheck, MissingArgumentsAreAnEmptyObject) {
   EXPECT_FALSE(check_arguments(json{{"type", "object"}}, nullptr));
 }
 
+// Seen while writing mcp_server_fuzz (whose UBSan stops on it): 1e300 was cast to long long to
+// see whether it was whole, which is undefined behaviour, and on x86 read as not an integer.
+TEST(McpArgumentsCheck, AHugeWholeNumberIsAnIntegerAndCastsNothing) {
+  EXPECT_EQ(misfit({{"command", "ls"}, {"timeout_ms", 1e300}}), "");
+  EXPECT_EQ(misfit({{"command", "ls"}, {"timeout_ms", -1e300}}),
+            "parameter \"timeout_ms\": must be at least 1");
+  EXPECT_EQ(misfit({{"command", "ls"}, {"timeout_ms", 2.5}}),
+            "parameter \"timeout_ms\": expected integer, got number");
+}
+
 }  // namespace
 }  // namespace toolhost::mcp

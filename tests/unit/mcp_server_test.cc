@@ -104,6 +104,15 @@ TEST_F(McpServer, InitializeAgreesOnTheOfferedVersionOrItsLatest) {
             "already initialized");
 }
 
+// Found by mcp_server_fuzz (crash-client-name-not-string): nlohmann's value() threw on a
+// non-string name, and the handshake failed with an internal error.
+TEST_F(McpServer, AClientNameThatIsNotAStringIsIgnored) {
+  Reply reply = call("initialize", {{"protocolVersion", "2025-06-18"},
+                                    {"clientInfo", {{"name", 1.5}, {"version", "2.0"}}}});
+  ASSERT_TRUE(reply.ok()) << reply.error->message;
+  EXPECT_EQ(server_->client_name(), "agent");
+}
+
 TEST_F(McpServer, AnUnknownVersionGetsTheLatest) {
   EXPECT_EQ(initialize("1999-01-01").result["protocolVersion"], "2025-11-25");
 }
@@ -204,6 +213,19 @@ TEST_F(McpServer, TheAgentsCancelStopsTheCallAndGetsNoAnswer) {
   backend_.sinks[call_id].done(CallResult{"too late", false});  // ignored
   EXPECT_TRUE(call("ping").ok());  // after anything the server sent for the call
   EXPECT_EQ(agent_->late_replies(), 0u);
+  EXPECT_EQ(server_->running_calls(), 0u);
+}
+
+// Seen while writing mcp_server_fuzz's oracle (cancel-reason-not-string): value() threw after
+// the call was forgotten, so the backend was never told to stop it: it ran on, nobody waiting.
+TEST_F(McpServer, ACancelWithAReasonThatIsNotAStringStillStopsTheCall) {
+  initialize();
+  std::optional<Reply> reply;
+  Json id = start_call({{"name", "echo"}, {"arguments", {{"text", "x"}}}}, reply);
+  agent_->notify("notifications/cancelled", {{"requestId", id}, {"reason", 5}});
+  agent_->abandon(id, jsonrpc::Error{-1, "cancelled", nullptr});  // `reply` dies with this test
+  ASSERT_TRUE(loop_.run_until([&] { return !backend_.cancelled.empty(); }));
+  EXPECT_EQ(backend_.cancelled[0].second, "the agent cancelled the call");
   EXPECT_EQ(server_->running_calls(), 0u);
 }
 
