@@ -3,6 +3,7 @@
 // root when Neovim's directory changes, and leaves the registry when Neovim quits.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <memory>
 
@@ -80,6 +81,37 @@ TEST(AgentsRegistry, QuitLeavesTheRegistry) {
   quitting.reset();  // :qa!, and Neovim has exited (it waits for its jobs to end)
   EXPECT_EQ(mode_of(file), -1) << file;
   EXPECT_EQ(mode_of(socket), -1) << socket;
+}
+
+// A host killed without leaving the registry: its agent's `toolhost mcp serve` ends; an agent
+// that finds only the dead entry removes it (and its socket) and serves headless; the next host
+// (Lua starts one when it needs it) publishes itself and the next agent reaches it.
+TEST(AgentsRegistry, AgentsOfAKilledHostEndAndTheNextHostIsFound) {
+  NvimHarness nvim;
+  nvim.forward_notify();
+  const int dead = start_host(nvim);
+  auto orphan = connect_agent(nvim, "claude-code");
+  ASSERT_EQ(::kill(dead, SIGKILL), 0);
+  const int64_t status = orphan->wait_exit();  // the relay ends with the host's socket
+  EXPECT_GE(status, 0) << orphan->log();
+  wait_notify_with(nvim, "toolhost exited");  // Lua saw it die: the next call starts a new one
+
+  const std::string dir = registry_dir(nvim);
+  ASSERT_EQ(mode_of(entry_path(dir, dead)), 0600);  // left behind
+  {
+    AgentProcess lost(nvim);  // finds only the dead host: removes it and serves headless
+    lost.initialize("claude-code");
+    EXPECT_NE(lost.log().find("no Neovim serves"), std::string::npos) << lost.log();
+  }
+  EXPECT_EQ(mode_of(entry_path(dir, dead)), -1);
+  EXPECT_EQ(mode_of(dir + "/" + std::to_string(dead) + ".sock"), -1);
+
+  const int alive = start_host(nvim);
+  ASSERT_NE(alive, dead);
+  auto agent = connect_agent(nvim, "claude-code");
+  EXPECT_NE(agent->log().find("relaying to the Neovim host (pid " + std::to_string(alive) + ")"),
+            std::string::npos)
+      << agent->log();
 }
 
 TEST(AgentsRegistry, ServeDisabledPublishesNothing) {
