@@ -184,7 +184,8 @@ TEST(AgentsApproval, CallsSentAtOnceAreApprovedInArrivalOrder) {
   wait_notify_with(nvim, "echo first");
   wait_notify_with(nvim, "echo second");
   int64_t buf = agent_buffer(nvim, "claude-code");
-  barrier(nvim, buf);  // both held
+  barrier(nvim, buf);                        // both held
+  EXPECT_EQ(windows_showing(nvim, buf), 1);  // the second call found it open
 
   go_to(nvim, buf, 1);  // the intro: outside any block
   nvim.command("ToolRun");
