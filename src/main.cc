@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   server::HostOptions options;
   options.version = TOOLHOST_VERSION;
   options.state_dir = xdg_dir("XDG_STATE_HOME", ".local/state");
+  options.registry_state_dir = options.state_dir;  // what `toolhost mcp serve` reads
   options.cache_dir = xdg_dir("XDG_CACHE_HOME", ".cache");
   std::string log_file;
   std::string log_level = "warn";

@@ -11,6 +11,21 @@ using jsonrpc::Message;
 using jsonrpc::Responder;
 namespace code = jsonrpc::code;
 
+// The agent's name as toolhost shows it (a buffer's name, a line of it, history): control
+// characters become spaces, since a newline cannot be part of a buffer's line; a name with
+// nothing visible left is "agent".
+std::string shown_client_name(const Json& name) {
+  if (!name.is_string()) return "agent";
+  std::string shown = name.get<std::string>();
+  bool visible = false;
+  for (char& c : shown) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) c = ' ';
+    visible = visible || c != ' ';
+  }
+  return visible ? shown : "agent";
+}
+
 Error invalid_params(std::string message) {
   return Error{code::kInvalidParams, std::move(message), nullptr};
 }
@@ -109,9 +124,8 @@ void Server::handle_initialize(const Message& message, Responder responder) {
   protocol_version_ = negotiate_version(requested->get<std::string>());
   client_name_ = "agent";
   if (auto client = params.find("clientInfo"); client != params.end() && client->is_object()) {
-    // A name that is not a string is ignored, as a clientInfo that is not an object is.
-    if (auto name = client->find("name"); name != client->end() && name->is_string()) {
-      client_name_ = name->get<std::string>();
+    if (auto name = client->find("name"); name != client->end()) {
+      client_name_ = shown_client_name(*name);
     }
   }
   initialized_ = true;

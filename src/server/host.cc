@@ -50,9 +50,11 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
           api_,
           [this](int64_t buf, std::vector<std::string> lines) { loaded(buf, std::move(lines)); },
           [this](int64_t buf, const std::string& error) { attach_failed(buf, error); }),
-      agents_(AgentHub::Env{loop, &api_, &config_, options_.state_dir, options_.version,
-                            [this](int64_t buf) { return session(buf); },
-                            [this] { update_ticker(); }}) {
+      agents_(AgentHub::Env{
+          loop, &api_, &config_,
+          options_.registry_state_dir.empty() ? options_.state_dir : options_.registry_state_dir,
+          options_.version, [this](int64_t buf) { return session(buf); },
+          [this] { update_ticker(); }}) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
   // A finished job's feedback leaves from an idle handle (session::Feedback), at the end of

@@ -30,6 +30,11 @@ struct HostOptions {
   std::string state_dir;
   std::string cache_dir;
   std::string instance;  // how Lua knows this host's batches from a dead one's
+  // The state dir `toolhost mcp serve` derives from the environment ($XDG_STATE_HOME/nvim/
+  // toolhost), where the agents' registry falls back to without a runtime directory. Not
+  // --state-dir: Neovim 0.7 passes stdpath("data") there (NVIM_APPNAME another name), and the
+  // agents would look for this host elsewhere. Empty: state_dir.
+  std::string registry_state_dir;
 };
 
 class Host {

@@ -1,6 +1,7 @@
 #include "e2e/nvim_harness.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,7 +17,8 @@
 namespace toolhost::e2e {
 namespace fs = std::filesystem;
 
-NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* share_dirs) {
+NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* share_dirs,
+                         bool runtime_dir) {
   char pattern[] = "/tmp/toolhost-e2e-XXXXXX";
   if (!::mkdtemp(pattern)) {
     throw std::runtime_error(std::string("cannot create a temporary directory ") + pattern + ": " +
@@ -30,14 +32,23 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   if (::pipe2(to_nvim, O_CLOEXEC) || ::pipe2(from_nvim, O_CLOEXEC)) {
     throw std::runtime_error("pipe2 failed");
   }
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "XDG_RUNTIME_DIR=", 16) != 0) env_.emplace_back(*e);
+  }
   for (const char* name :
        {"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}) {
-    env_strings.push_back(std::string(name) + "=" + xdg_root_ + "/" + name);
+    env_.push_back(std::string(name) + "=" + xdg_root_ + "/" + name);
+  }
+  if (runtime_dir) {
+    // Private like a login session's: the host refuses a socket directory others can enter.
+    std::string runtime = xdg_root_ + "/XDG_RUNTIME_DIR";
+    if (::mkdir(runtime.c_str(), 0700) != 0 && errno != EEXIST) {
+      throw std::runtime_error("cannot create " + runtime + ": " + std::strerror(errno));
+    }
+    env_.push_back("XDG_RUNTIME_DIR=" + runtime);
   }
   std::vector<char*> env;
-  for (auto& s : env_strings) env.push_back(s.data());
+  for (auto& s : env_) env.push_back(s.data());
   env.push_back(nullptr);
   const char* args[] = {"nvim", "--embed", "--headless", "--clean", "-n", nullptr};
   uv_stdio_container_t stdio[3];

@@ -21,9 +21,10 @@ class NvimHarness {
   // Starts Neovim with XDG dirs under a fresh temporary directory, loads the plugin and
   // calls setup() with `setup_opts` merged over the test defaults (auto_run = false). With
   // `share_dirs`, its XDG dirs are those of that (longer-lived) instance: two Neovims sharing
-  // toolhost's state dir.
+  // toolhost's state dir. XDG_RUNTIME_DIR (where hosts publish their sockets for agents) is a
+  // fresh 0700 directory too, unless `runtime_dir` is false: then it is unset.
   explicit NvimHarness(const nlohmann::json& setup_opts = nlohmann::json::object(),
-                       const NvimHarness* share_dirs = nullptr);
+                       const NvimHarness* share_dirs = nullptr, bool runtime_dir = true);
   ~NvimHarness();
 
   // Synchronous from the test's point of view; throws on an error response or when no answer
@@ -56,17 +57,24 @@ class NvimHarness {
   std::vector<std::string> lines(int64_t buf = 0);
   std::string temp_dir() const { return temp_dir_; }
   int64_t channel() const { return channel_; }
+  // Neovim's environment ("NAME=value"): a process the test starts beside it (an agent's
+  // `toolhost mcp serve`) sees the same XDG dirs.
+  const std::vector<std::string>& environment() const { return env_; }
 
- private:
+  // The loop the harness waits on: a test's own handles on it progress during every wait.
+  uv_loop_t* loop() { return &loop_; }
+  // Runs the loop until `done`; throws naming `what` after `deadline`.
   void run_until(const std::function<bool()>& done, std::chrono::milliseconds deadline,
                  const std::string& what);
 
+ private:
   uv_loop_t loop_{};
   uv_process_t process_{};
   bool exited_ = false;
   std::unique_ptr<rpc::Peer> peer_;
   std::string temp_dir_;
   std::string xdg_root_;  // temp_dir_, or the one of the instance it shares dirs with
+  std::vector<std::string> env_;
   int64_t channel_ = 0;
   std::deque<std::pair<std::string, nlohmann::json>> notifications_;
 };

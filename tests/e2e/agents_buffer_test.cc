@@ -1,0 +1,40 @@
+// The agent's buffer is the user's (SPEC 13.5): wiping it must not leave the agent waiting
+// forever for a call that can no longer be approved, and the agent's next call gets a fresh
+// buffer. Regression: the held call was forgotten with the buffer and never answered.
+#include <gtest/gtest.h>
+
+#include "e2e/agents_helpers.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+
+TEST(AgentsBuffer, WipingTheBufferEndsItsWaitingCallAndTheNextCallGetsANewOne) {
+  NvimHarness nvim;
+  nvim.forward_notify();
+  nvim.lua("vim.fn.writefile({ 'keep me' }, 'x')");
+  start_host(nvim);
+  auto agent = connect_agent(nvim, "claude-code");
+  int64_t waiting = agent->call("run_terminal_command", {{"command", "rm x"}});
+  wait_notify_with(nvim, "rm x");
+  int64_t buf = agent_buffer(nvim, "claude-code");
+  barrier(nvim, buf);  // held
+
+  nvim.command("bwipeout! " + std::to_string(buf));
+  json result = agent->wait_result(waiting);
+  EXPECT_EQ(result["isError"], true) << result.dump();
+  EXPECT_EQ(result["text"],
+            "✗ run_terminal_command: rejected in Neovim\n"
+            "The agent's buffer in Neovim was closed before the call was approved.");
+
+  nvim.lua("vim.fn.writefile({ 'buy milk' }, 'notes.txt')");
+  json next = agent->wait_result(agent->call("read_file", {{"path", "notes.txt"}}));
+  EXPECT_EQ(next["text"], "     1\tbuy milk") << next.dump();
+  int64_t fresh = agent_buffer(nvim, "claude-code");
+  EXPECT_NE(fresh, 0);
+  EXPECT_NE(fresh, buf);
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
