@@ -122,7 +122,7 @@ void AgentHub::forget(int64_t buf) {
     it = bound_.erase(it);
   }
   for (auto& [backend, id] : waiting) {
-    backend->abandon(id, "the agent's buffer in Neovim was closed before the call ran");
+    backend->abandon(id, "The agent's buffer in Neovim was closed before the call was approved.");
   }
 }
 

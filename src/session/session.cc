@@ -293,22 +293,6 @@ bool Session::cancel_at(int row) {
 }
 
 void Session::detach() {
-  // An agent waits for the answer to each call it sent: a call held in its buffer can no
-  // longer be approved there, so it ends now (running ones end with their jobs).
-  if (agent_buffer_ && ctx_.observer) {
-    const std::vector<std::string> held = awaiting_;
-    for (const auto& id : held) {
-      const parse::ToolCall* call = find_call(id);
-      if (!call) continue;
-      jobs::JobInfo job;
-      job.spec.tool = call->tool;
-      job.spec.call_id = id;
-      job.status = core::Status::Rejected;
-      ctx_.observer->call_ended(buf_, id, job,
-                                {"The agent's buffer in Neovim was closed before the call was "
-                                 "approved."});
-    }
-  }
   detached_ = true;
   ready_ = false;
   waiting_.clear();
