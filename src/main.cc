@@ -171,7 +171,6 @@ int main(int argc, char** argv) {
   if (mcp_call_app->parsed()) return cli::run_mcp_call(mcp_command, std::cout, std::cerr);
   if (serve_app->parsed()) {
     serve.state_dir = options.state_dir;
-    serve.data_state_dir = xdg_dir("XDG_DATA_HOME", ".local/share");
     serve.cache_dir = options.cache_dir;
     return cli::run_serve_command(serve, std::cerr);
   }

@@ -68,32 +68,23 @@ std::optional<std::string> host_socket(const ServeCommand& command, const std::s
     err << "toolhost mcp serve: relaying to the host at " << command.socket << "\n";
     return command.socket;
   }
-  std::optional<mcp::HostEntry> host;
-  for (const std::string& state_dir : {command.state_dir, command.data_state_dir}) {
-    std::error_code ec;
-    if (state_dir.empty() || (state_dir != command.state_dir &&
-                              !std::filesystem::is_directory(state_dir + "/sockets", ec))) {
-      continue;
-    }
-    auto dir = mcp::socket_dir(state_dir, error);
-    if (!dir) {
-      err << "toolhost mcp serve: no host registry: " << error << "\n";
-      continue;
-    }
-    std::vector<std::string> warnings;
-    host = mcp::find_host(*dir, root, &warnings);
-    for (const auto& warning : warnings) err << "toolhost mcp serve: " << warning << "\n";
-    if (host) break;
+  auto dir = mcp::socket_dir(command.state_dir, error);
+  if (!dir) {
+    err << "toolhost mcp serve: no host registry: " << error << "\n";
+    return std::string();
   }
+  std::vector<std::string> warnings;
+  std::optional<mcp::HostEntry> host = mcp::find_host(*dir, root, &warnings);
+  for (const auto& warning : warnings) err << "toolhost mcp serve: " << warning << "\n";
   if (!host) return std::string();
   err << "toolhost mcp serve: relaying to the Neovim host (pid " << host->pid << ") serving "
       << host->root << " at " << host->socket << "\n";
   return host->socket;
 }
 
-// Pumps the agent's lines to the host and back until either side goes; 1 when the host went
-// first (the agent sees its server exit), 0 when the agent did.
-int relay(uv_loop_t* loop, const std::string& socket, std::ostream& err, bool& connected) {
+// Pumps the agent's lines to the host and back until either side goes (a host that went first
+// is the agent's server exiting; stderr says why). False when the host cannot be reached.
+bool relay(uv_loop_t* loop, const std::string& socket, std::ostream& err) {
   std::string error, ended;
   bool done = false;
   mcp::Relay::Options options;
@@ -107,15 +98,14 @@ int relay(uv_loop_t* loop, const std::string& socket, std::ostream& err, bool& c
         ended = reason;
       },
       error, options);
-  connected = relay != nullptr;
   if (!relay) {
     err << "toolhost mcp serve: cannot reach the host: " << error << "\n";
-    return 0;
+    return false;
   }
   while (!done && uv_run(loop, UV_RUN_ONCE) != 0) {
   }
   err << "toolhost mcp serve: " << ended << "\n";
-  return 0;
+  return true;
 }
 
 }  // namespace
@@ -139,12 +129,11 @@ int run_serve_command(const ServeCommand& command, std::ostream& err) {
   uv_loop_t loop;
   uv_loop_init(&loop);
   if (!socket->empty()) {
-    bool connected = false;
-    int status = relay(&loop, *socket, err, connected);
+    const bool connected = relay(&loop, *socket, err);
     if (connected || !command.socket.empty()) {
       uv_run(&loop, UV_RUN_DEFAULT);
       uv_loop_close(&loop);
-      return connected ? status : 2;
+      return connected ? 0 : 2;
     }
   }
   agents::HeadlessBackend::Options options;

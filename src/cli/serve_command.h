@@ -12,10 +12,7 @@ struct ServeCommand {
   std::string config_file;  // setup() options as JSON (custom tools, allow-list, timeouts)
   std::string approve;      // "all": every call runs without approval (sandboxes, CI)
   std::string socket;       // a host's socket to relay to (`--socket`, `$TOOLHOST_SOCKET`)
-  std::string state_dir;    // the job history, shared with Neovim's host
-  // Where Neovim 0.7's host keeps its state (it has no stdpath("state"): under "data"); its
-  // registry is looked in too when the first has no host for the project.
-  std::string data_state_dir;
+  std::string state_dir;    // the job history and the hosts' registry, shared with Neovim's
   std::string cache_dir;
   std::string version;
   std::string root;  // empty: the current directory
