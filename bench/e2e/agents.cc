@@ -134,6 +134,7 @@ std::vector<double> call_times(Agent& agent, int calls) {
 void Bench::p9_agents() {
   json where = nvim_->lua(R"(return { cwd = vim.fn.getcwd(), state = vim.env.XDG_STATE_HOME,
                                       data = vim.env.XDG_DATA_HOME,
+                                      runtime = vim.env.XDG_RUNTIME_DIR or "",
                                       cache = vim.env.XDG_CACHE_HOME })");
   const std::string root = where["cwd"].get<std::string>();
   const std::string headless = dir_ + "/p9-headless";
@@ -146,9 +147,11 @@ void Bench::p9_agents() {
     for (uint64_t i = 0; i < s_.p9_stream_bytes / 1024; ++i) big << line << "\n";
   }
   // The agent's server sees Neovim's directories (the registry, the history).
-  const std::vector<std::string> env = {"XDG_STATE_HOME=" + where["state"].get<std::string>(),
-                                        "XDG_DATA_HOME=" + where["data"].get<std::string>(),
-                                        "XDG_CACHE_HOME=" + where["cache"].get<std::string>()};
+  const std::vector<std::string> env = {
+      "XDG_STATE_HOME=" + where["state"].get<std::string>(),
+      "XDG_DATA_HOME=" + where["data"].get<std::string>(),
+      "XDG_CACHE_HOME=" + where["cache"].get<std::string>(),
+      "XDG_RUNTIME_DIR=" + where["runtime"].get<std::string>()};
   {
     Agent relayed(o_.binary, root, env, "bench-agent");
     f_["p9"]["relayed"] = stats(call_times(relayed, s_.p9_calls));
