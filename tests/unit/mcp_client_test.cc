@@ -14,6 +14,7 @@
 #include "jsonrpc/stream_transport.h"
 #include "mcp/client.h"
 #include "mcp/server.h"
+#include "mcp_fake_backend.h"
 #include "test_loop.h"
 
 namespace toolhost::mcp {
@@ -22,18 +23,7 @@ namespace {
 using jsonrpc::StreamTransport;
 using testing::TestLoop;
 
-class HeldBackend : public ToolBackend {
- public:
-  std::vector<Tool> tools() override {
-    Tool echo;
-    echo.name = "echo";
-    echo.description = "Says it back";
-    echo.input_schema = Json::parse(
-        R"({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})");
-    echo.annotations.read_only = true;
-    Tool other;
-    other.name = "other";
-    return {echo, other};
+using HeldBackend = testing::HeldBackend;
   }
   void start(Call call, Sink sink) override {
     started.push_back(call);

@@ -11,6 +11,7 @@
 #include "jsonrpc/endpoint.h"
 #include "jsonrpc/stream_transport.h"
 #include "mcp/server.h"
+#include "mcp_fake_backend.h"
 #include "test_loop.h"
 
 namespace toolhost::mcp {
@@ -21,16 +22,7 @@ using jsonrpc::Reply;
 using jsonrpc::StreamTransport;
 using testing::TestLoop;
 
-class FakeBackend : public ToolBackend {
- public:
-  std::vector<Tool> tools() override {
-    Tool echo;
-    echo.name = "echo";
-    echo.description = "Says it back";
-    echo.input_schema = Json::parse(
-        R"({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})");
-    echo.annotations.read_only = true;
-    return {echo};
+using HeldBackend = testing::HeldBackend;
   }
   void start(Call call, Sink sink) override {
     started.push_back(call);
@@ -87,7 +79,7 @@ class McpServer : public ::testing::Test {
   }
 
   TestLoop loop_;
-  FakeBackend backend_;
+  HeldBackend backend_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<Endpoint> agent_;
   std::vector<Json> progress_;
