@@ -98,8 +98,10 @@ Json Client::with_meta(Json params) const {
 
 void Client::connect(Done done) {
   if (!options_.discover_first) return initialize(done, true, "");
-  discover([this, done](std::optional<std::string> not_modern) {
+  std::weak_ptr<bool> alive = alive_;
+  discover([this, alive, done](std::optional<std::string> not_modern) {
     if (!not_modern) return done(std::nullopt);
+    if (alive.expired()) return done(*not_modern);  // "the client closed": nothing to fall back on
     initialize(done, false, *not_modern);
   });
 }

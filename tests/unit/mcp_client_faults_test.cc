@@ -46,6 +46,7 @@ class ScriptedServer {
         script(*parsed.message);
       }
     };
+    handlers.closed = [this](const std::string&) { closed = true; };
     std::string error;
     EXPECT_TRUE(transport_->start(std::move(handlers), error)) << error;
   }
@@ -69,6 +70,7 @@ class ScriptedServer {
   }
 
   std::vector<Message> received;
+  bool closed = false;  // the client's end is gone
 
  private:
   std::unique_ptr<StreamTransport> transport_;
@@ -199,6 +201,23 @@ TEST_F(McpClientFaults, DiscoverFirstFindsAModernServerWithoutInitialize) {
   EXPECT_EQ(client_->server().supported_versions,
             (std::vector<std::string>{"2026-07-28", "2025-11-25"}));
   EXPECT_EQ(server_->find("initialize"), nullptr);
+}
+
+// Found by mcp_client_fuzz (crash-destroyed-during-discover): the probe's end went on to
+// initialize on a Client being destroyed.
+TEST_F(McpClientFaults, DestroyingTheClientDuringTheDiscoverProbeSendsNoInitialize) {
+  options_.discover_first = true;
+  TearDown();
+  SetUp();
+  server_->on("server/discover", [](const Message&) {});
+  std::vector<std::optional<std::string>> results;
+  client_->connect([&](std::optional<std::string> error) { results.push_back(error); });
+  ASSERT_TRUE(loop_.run_until([&] { return server_->find("server/discover") != nullptr; }));
+  client_.reset();
+  ASSERT_TRUE(loop_.run_until([&] { return server_->closed; }));
+  EXPECT_EQ(server_->find("initialize"), nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0], "the client closed");
 }
 
 TEST_F(McpClientFaults, DiscoverFirstFallsBackToInitializeForALegacyServer) {
