@@ -25,44 +25,6 @@ mcp::Tool tool(const char* name, const char* schema) {
 
 }  // namespace
 
-FakeTransport::FakeTransport(Oracle& oracle, size_t cap)
-    : oracle_(oracle),
-      splitter_([this](std::string_view line) { deliver(line); },
-                [this](size_t limit) { dropped(limit); }, cap) {}
-
-bool FakeTransport::start(Handlers handlers, std::string&) {
-  handlers_ = std::move(handlers);
-  return true;
-}
-
-void FakeTransport::send(std::string text) {
-  if (open_) oracle_.written(text);
-}
-
-void FakeTransport::close(const std::string& reason) {
-  if (!open_) return;
-  open_ = false;
-  auto closed = std::move(handlers_.closed);
-  handlers_ = Handlers{};
-  if (closed) closed(reason);
-}
-
-void FakeTransport::deliver(std::string_view line) {
-  if (!open_ || !handlers_.message) return;
-  oracle_.begin_line(line);
-  auto message = handlers_.message;
-  message(line);
-  oracle_.end_line();
-}
-
-void FakeTransport::dropped(size_t cap) {
-  if (!open_ || !handlers_.dropped) return;
-  oracle_.begin_dropped();
-  auto report = handlers_.dropped;
-  report("a message over " + std::to_string(cap) + " bytes was dropped");
-  oracle_.end_line();
-}
-
 FakeBackend::FakeBackend(uv_loop_t* loop, Oracle& oracle, uint8_t seed, bool slow_waits)
     : loop_(loop),
       oracle_(oracle),

@@ -1,6 +1,6 @@
 #pragma once
-// mcp_server_fuzz's in-memory transport and scripted backend. Both report to the Oracle around
-// everything they hand to the server, so that it can tell what each written line answers.
+// mcp_server_fuzz's scripted backend (and its transport, LineTransport). Both report to the Oracle
+// around everything they hand to the server, so that it can tell what each written line answers.
 
 #include <uv.h>
 
@@ -11,36 +11,14 @@
 #include <string_view>
 #include <vector>
 
-#include "jsonrpc/line_splitter.h"
-#include "jsonrpc/transport.h"
+#include "line_transport.h"
 #include "mcp/server.h"
 #include "mcp_server_oracle.h"
 
 namespace toolhost::mcp_fuzz {
 
-// Newline framing over bytes the harness feeds, as StreamTransport frames a pipe (the same
-// LineSplitter, with a small cap so that fuzzed inputs reach it).
-class FakeTransport : public jsonrpc::Transport {
- public:
-  FakeTransport(Oracle& oracle, size_t cap);
-
-  bool start(Handlers handlers, std::string& error) override;
-  void send(std::string text) override;
-  void close(const std::string& reason) override;
-  bool is_open() const override { return open_; }
-
-  // What a read from the agent's side would deliver.
-  void feed(std::string_view bytes) { splitter_.feed(bytes); }
-
- private:
-  void deliver(std::string_view line);
-  void dropped(size_t cap);
-
-  Oracle& oracle_;
-  Handlers handlers_;
-  jsonrpc::LineSplitter splitter_;
-  bool open_ = true;
-};
+// The transport is the shared LineTransport, the Oracle its observer.
+using FakeTransport = LineTransport;
 
 // A few tools with typed, required and closed parameters. How each call behaves (at once or on
 // later loop turns, how much output, an error, hanging until cancelled, ignoring a cancel, bytes

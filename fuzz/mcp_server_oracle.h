@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "line_transport.h"
 #include "mcp/server.h"
 
 namespace toolhost::mcp_fuzz {
@@ -46,15 +47,15 @@ Expected expect_of(std::string_view line);
 // cap (reported as dropped, never delivered).
 std::vector<std::string> lines_of(std::string_view input, size_t cap);
 
-class Oracle {
+class Oracle : public LineTransport::Observer {
  public:
   Oracle(std::string_view input, size_t cap, std::vector<std::string> tool_names);
 
   // From the transport.
-  void begin_line(std::string_view line);
-  void begin_dropped();
-  void end_line();
-  void written(const std::string& text);
+  void begin_line(std::string_view line) override;
+  void begin_dropped() override;
+  void end_line() override;
+  void written(const std::string& text) override;
 
   // From the backend: each hook before the sink is called returns a mark for the one after.
   void on_start(const mcp::ToolBackend::Call& call);

@@ -161,7 +161,7 @@ void Endpoint::dispatch_response(const Message& message) {
     ++late_replies_;  // ours timed out or was abandoned, or the id was never ours
     return;
   }
-  finish(message.id.get<int64_t>(), Reply{message.result, message.error});
+  finish(message.id.get<int64_t>(), Reply{message.result, message.error, true});
 }
 
 void Endpoint::send(const Message& message) {

@@ -28,6 +28,9 @@ struct RequestOptions {
 struct Reply {
   Json result;
   std::optional<Error> error;
+  // The peer's answer; false when the endpoint ended the request itself (a timeout, the close,
+  // abandon()), whose codes a peer may send too.
+  bool from_peer = false;
   bool ok() const { return !error; }
 };
 

@@ -98,8 +98,10 @@ Json Client::with_meta(Json params) const {
 
 void Client::connect(Done done) {
   if (!options_.discover_first) return initialize(done, true, "");
-  discover([this, done](std::optional<std::string> not_modern) {
+  std::weak_ptr<bool> alive = alive_;
+  discover([this, alive, done](std::optional<std::string> not_modern) {
     if (!not_modern) return done(std::nullopt);
+    if (alive.expired()) return done(*not_modern);  // "the client closed": nothing to fall back on
     initialize(done, false, *not_modern);
   });
 }
@@ -122,11 +124,11 @@ void Client::initialized(const Reply& reply, const Done& done, bool then_discove
                          const std::string& probe_error) {
   if (reply.error) {
     const Error& error = *reply.error;
-    if (error.code == code::kRequestTimeout) {
+    if (!reply.from_peer && error.code == code::kRequestTimeout) {
       return done("the server did not answer initialize within " +
                   std::to_string(options_.startup_timeout_ms) + " ms");
     }
-    if (error.code == code::kConnectionClosed) return done(describe(error));
+    if (!reply.from_peer && error.code == code::kConnectionClosed) return done(describe(error));
     std::string failed = "initialize failed: " + describe(error);
     if (!then_discover) return done(failed + (probe_error.empty() ? "" : "; " + probe_error));
     // A modern server knows no initialize.
@@ -277,7 +279,7 @@ void Client::call_ended(uint64_t id, const Reply& reply) {
     outcome = ended(CallOutcome::Status::kCanceled, "canceled: " + describe(*reply.error));
   } else if (!reply.error) {
     outcome = outcome_from_result(reply.result);
-  } else if (reply.error->code == code::kRequestTimeout) {
+  } else if (!reply.from_peer && reply.error->code == code::kRequestTimeout) {
     // The server is told, as for a cancel; a reply that still comes is dropped.
     endpoint_.notify(method::kCancelled,
                      {{"requestId", call.request_id}, {"reason", "toolhost timed out the call"}});

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <csignal>
 #include <functional>
 #include <map>
@@ -45,6 +46,7 @@ class ScriptedServer {
         script(*parsed.message);
       }
     };
+    handlers.closed = [this](const std::string&) { closed = true; };
     std::string error;
     EXPECT_TRUE(transport_->start(std::move(handlers), error)) << error;
   }
@@ -68,6 +70,7 @@ class ScriptedServer {
   }
 
   std::vector<Message> received;
+  bool closed = false;  // the client's end is gone
 
  private:
   std::unique_ptr<StreamTransport> transport_;
@@ -200,6 +203,23 @@ TEST_F(McpClientFaults, DiscoverFirstFindsAModernServerWithoutInitialize) {
   EXPECT_EQ(server_->find("initialize"), nullptr);
 }
 
+// Found by mcp_client_fuzz (crash-destroyed-during-discover): the probe's end went on to
+// initialize on a Client being destroyed.
+TEST_F(McpClientFaults, DestroyingTheClientDuringTheDiscoverProbeSendsNoInitialize) {
+  options_.discover_first = true;
+  TearDown();
+  SetUp();
+  server_->on("server/discover", [](const Message&) {});
+  std::vector<std::optional<std::string>> results;
+  client_->connect([&](std::optional<std::string> error) { results.push_back(error); });
+  ASSERT_TRUE(loop_.run_until([&] { return server_->find("server/discover") != nullptr; }));
+  client_.reset();
+  ASSERT_TRUE(loop_.run_until([&] { return server_->closed; }));
+  EXPECT_EQ(server_->find("initialize"), nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0], "the client closed");
+}
+
 TEST_F(McpClientFaults, DiscoverFirstFallsBackToInitializeForALegacyServer) {
   options_.discover_first = true;
   TearDown();
@@ -302,6 +322,34 @@ TEST_F(McpClientFaults, AReplyAfterCancelIsDroppedAndTheCallEndsOnce) {
   ASSERT_TRUE(loop_.run_until([&] { return client_->late_replies() == 1; }));
   ASSERT_EQ(outcomes.size(), 1u);
   EXPECT_EQ(outcomes[0].status, CallOutcome::Status::kCanceled);
+}
+
+// Found by mcp_client_fuzz (error-answers): a server's error that reuses the endpoint's
+// timeout or closed code is the server's answer, not a timeout or a closed connection of ours.
+TEST_F(McpClientFaults, AServerErrorWithTheTimeoutCodeFailsTheCallWithoutCancellingIt) {
+  ASSERT_EQ(connect(), std::nullopt);
+  std::vector<CallOutcome>& outcomes = outcomes_;
+  start_call(outcomes);
+  server_->fail(call_request().id, jsonrpc::code::kRequestTimeout, "the tool timed out");
+  ASSERT_TRUE(loop_.run_until([&] { return !outcomes.empty(); }));
+  EXPECT_EQ(outcomes[0].status, CallOutcome::Status::kFailed);
+  EXPECT_EQ(outcomes[0].text, "the tool timed out");
+  // A cancel would have been written before the next call's request.
+  client_->call_tool("slow", Json::object(), {});
+  auto calls = [&] {
+    return std::count_if(server_->received.begin(), server_->received.end(),
+                         [](const Message& m) { return m.method == "tools/call"; });
+  };
+  ASSERT_TRUE(loop_.run_until([&] { return calls() == 2; }));
+  EXPECT_EQ(server_->find("notifications/cancelled"), nullptr);
+}
+
+TEST_F(McpClientFaults, AnInitializeErrorWithTheClosedCodeStillProbesDiscover) {
+  server_->on("initialize", [this](const Message& m) {
+    server_->fail(m.id, jsonrpc::code::kConnectionClosed, "busy");
+  });
+  server_->on("server/discover", [this](const Message& m) { server_->fail(m.id, -32601, "no"); });
+  EXPECT_EQ(connect(), "initialize failed: busy; server/discover failed: no");
 }
 
 TEST_F(McpClientFaults, ACallAsksForProgressWithItsOwnToken) {
