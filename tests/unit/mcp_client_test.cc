@@ -1,10 +1,9 @@
 // The MCP client against toolhost's own MCP server over a socketpair, a fake backend running
 // the calls. Nothing sleeps: every wait is on the loop.
 #include <gtest/gtest.h>
-
-#include <csignal>
 #include <sys/socket.h>
 
+#include <csignal>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,25 +22,15 @@ namespace {
 using jsonrpc::StreamTransport;
 using testing::TestLoop;
 
-using HeldBackend = testing::HeldBackend;
-  }
-  void start(Call call, Sink sink) override {
-    started.push_back(call);
-    sinks[call.id] = std::move(sink);
-  }
-  void cancel(uint64_t id, const std::string& reason) override {
-    cancelled.emplace_back(id, reason);
-  }
-
-  std::vector<Call> started;
-  std::map<uint64_t, Sink> sinks;
-  std::vector<std::pair<uint64_t, std::string>> cancelled;
-};
+using HeldBackend = fakes::HeldBackend;
 
 class McpClient : public ::testing::Test {
  protected:
   void SetUp() override {
     old_sigpipe_ = std::signal(SIGPIPE, SIG_IGN);  // a peer gone is an EPIPE, as in toolhost
+    Tool other;
+    other.name = "other";
+    backend_.extra = {other};
     int fds[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
     server_ = std::make_unique<Server>(loop_.get(),

@@ -9,7 +9,7 @@
 
 #include "mcp/server.h"
 
-namespace toolhost::mcp::testing {
+namespace toolhost::mcp::fakes {
 
 class HeldBackend : public ToolBackend {
  public:
@@ -38,4 +38,4 @@ class HeldBackend : public ToolBackend {
   std::vector<std::pair<uint64_t, std::string>> cancelled;
 };
 
-}  // namespace toolhost::mcp::testing
+}  // namespace toolhost::mcp::fakes

@@ -22,20 +22,7 @@ using jsonrpc::Reply;
 using jsonrpc::StreamTransport;
 using testing::TestLoop;
 
-using HeldBackend = testing::HeldBackend;
-  }
-  void start(Call call, Sink sink) override {
-    started.push_back(call);
-    sinks[call.id] = std::move(sink);
-  }
-  void cancel(uint64_t id, const std::string& reason) override {
-    cancelled.emplace_back(id, reason);
-  }
-
-  std::vector<Call> started;
-  std::map<uint64_t, Sink> sinks;
-  std::vector<std::pair<uint64_t, std::string>> cancelled;
-};
+using HeldBackend = fakes::HeldBackend;
 
 class McpServer : public ::testing::Test {
  protected:
