@@ -1,5 +1,7 @@
 #include "line_transport.h"
 
+#include <algorithm>
+
 namespace toolhost::mcp_fuzz {
 
 LineTransport::LineTransport(Observer& observer, size_t cap)
@@ -42,6 +44,20 @@ void LineTransport::dropped(size_t cap) {
   auto report = handlers_.dropped;
   report("a message over " + std::to_string(cap) + " bytes was dropped");
   observer_.end_line();
+}
+
+void LineTransport::feed_in_reads(uv_loop_t* loop, std::string_view bytes, uint32_t& split) {
+  size_t at = 0;
+  while (at < bytes.size()) {
+    size_t n = bytes.size() - at;
+    if (split != 0) {
+      split = split * 1103515245u + 12345u;
+      n = std::min<size_t>(n, 1 + (split >> 16) % 64);
+    }
+    feed(bytes.substr(at, n));
+    at += n;
+    uv_run(loop, UV_RUN_NOWAIT);
+  }
 }
 
 }  // namespace toolhost::mcp_fuzz

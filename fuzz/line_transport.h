@@ -4,7 +4,10 @@
 // reach it). It reports to an observer around every line it delivers and every text written,
 // so that an oracle can tell what each written line answers.
 
+#include <uv.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -35,6 +38,9 @@ class LineTransport : public jsonrpc::Transport {
 
   // What a read from the other side would deliver.
   void feed(std::string_view bytes) { splitter_.feed(bytes); }
+  // Feeds `bytes` in reads whose sizes come from `split` (0: one read), one loop turn after
+  // each, as a pipe delivers a peer's writes; `split` is the generator's state and advances.
+  void feed_in_reads(uv_loop_t* loop, std::string_view bytes, uint32_t& split);
 
  private:
   void deliver(std::string_view line);

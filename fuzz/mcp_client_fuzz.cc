@@ -140,19 +140,7 @@ class Session {
  private:
   static size_t pages(uint8_t options) { return 1 + ((options >> 3) & 3); }
 
-  void feed(std::string_view bytes) {
-    size_t at = 0;
-    while (at < bytes.size()) {
-      size_t n = bytes.size() - at;
-      if (split_ != 0) {
-        split_ = split_ * 1103515245u + 12345u;
-        n = std::min<size_t>(n, 1 + (split_ >> 16) % 64);
-      }
-      wire_->feed(bytes.substr(at, n));
-      at += n;
-      uv_run(loop_, UV_RUN_NOWAIT);
-    }
-  }
+  void feed(std::string_view bytes) { wire_->feed_in_reads(loop_, bytes, split_); }
 
   void call(const std::string& name) {
     size_t slot = oracle_.call_started();

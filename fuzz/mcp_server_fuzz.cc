@@ -65,17 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string error;
     expect(server->start(error), "the server starts");
 
-    size_t at = 0;
-    while (at < input.size()) {
-      size_t n = input.size() - at;
-      if (split != 0) {
-        split = split * 1103515245u + 12345u;
-        n = std::min<size_t>(n, 1 + (split >> 16) % 64);
-      }
-      wire->feed(input.substr(at, n));
-      at += n;
-      uv_run(&loop, UV_RUN_NOWAIT);
-    }
+    wire->feed_in_reads(&loop, input, split);
     expect(wire->is_open(), "the server never closes the connection on its own");
     if (ending & kDrainFirst) {
       while (backend.busy()) uv_run(&loop, UV_RUN_ONCE);
