@@ -12,6 +12,7 @@ std::optional<SchemaFormat> schema_format(std::string_view name) {
 }
 
 json input_schema(const ToolSpec& tool) {
+  if (tool.remote) return tool.remote->input_schema;
   json properties = json::object();
   for (const ParamSpec& param : tool.params) {
     json property =
@@ -30,6 +31,11 @@ json input_schema(const ToolSpec& tool) {
 }
 
 json annotations(const ToolSpec& tool) {
+  if (tool.remote) {
+    json hints = tool.remote->annotations.is_object() ? tool.remote->annotations : json::object();
+    if (!hints.contains("title")) hints["title"] = tool.name;
+    return hints;
+  }
   bool reads = tool.effect == Effect::Reads;
   json hints = {{"title", tool.name}, {"readOnlyHint", reads}, {"destructiveHint", !reads}};
   if (tool.effect == Effect::Runs) hints["openWorldHint"] = true;

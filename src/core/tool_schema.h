@@ -17,9 +17,11 @@ enum class SchemaFormat { kOpenAI, kAnthropic, kMcp };
 // "openai", "anthropic" or "mcp"; nullopt for anything else.
 std::optional<SchemaFormat> schema_format(std::string_view name);
 
-// `{"type": "object", "properties": …, "required": …, "additionalProperties": false}`.
+// `{"type": "object", "properties": …, "required": …, "additionalProperties": false}`; an MCP
+// server's tool keeps the inputSchema its server sent.
 nlohmann::json input_schema(const ToolSpec& tool);
-// MCP's hints from the tool's effect: reads are read-only, writes and programs destructive.
+// MCP's hints from the tool's effect: reads are read-only, writes and programs destructive; an
+// MCP server's tool keeps the hints its server gave.
 nlohmann::json annotations(const ToolSpec& tool);
 nlohmann::json tool_json(const ToolSpec& tool, SchemaFormat format);
 // Every tool of `table`, in its order.

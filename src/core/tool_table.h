@@ -4,6 +4,8 @@
 // the custom tools of the config.
 
 #include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +29,22 @@ struct ParamSpec {
 // What a tool does to the world, for MCP's annotations: honest hints, not a policy.
 enum class Effect { Reads, Writes, Runs };
 
+// What a tool of an MCP server (SPEC 13.3) carries beyond a built-in's fields. The parser sees
+// such a tool like any other (its `name` is `{server}__{tool}`); the runner hands its calls to
+// the MCP layer through tools::RunContext::remote, and the policy reads the flags below.
+struct RemoteTool {
+  std::string server;                                      // the configured server's name
+  std::string tool;                                        // the tool's own name on that server
+  nlohmann::json input_schema = nlohmann::json::object();  // as the server sent it
+  nlohmann::json annotations = nlohmann::json::object();   // the server's hints, untrusted
+  bool auto_approve =
+      false;  // `auto_approve` names it (or the whole server), or trusted + readOnlyHint
+  bool destructive = false;  // the server says destructiveHint (or gives no hint)
+  // A hash of the description and the input schema: an approval by name holds only while it
+  // stays the same (SPEC 13.3).
+  std::string fingerprint;
+};
+
 struct ToolSpec {
   std::string name;
   std::string description;
@@ -47,6 +65,8 @@ struct ToolSpec {
   // A list given for this parameter makes one call per item (`read_files` with
   // `file_paths: [a, b]` is two reads, as llm-sidekick shows it: a `**Read:**` header each).
   std::string per_item_param;
+  // Set for a tool an MCP server offers; built-in and custom tools have none.
+  std::optional<RemoteTool> remote;
 };
 
 struct ToolTable {
