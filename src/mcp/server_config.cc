@@ -1,6 +1,8 @@
 #include "mcp/server_config.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 namespace toolhost::mcp {
 namespace {
@@ -67,12 +69,54 @@ std::string read_spec(const Json& spec, const Lookup& lookup, ServerConfig& conf
       config.stdio.env.emplace_back(key, *expanded);
     }
   }
+  auto names = [&](const char* key, std::vector<std::string>& out) -> std::string {
+    auto it = spec.find(key);
+    if (it == spec.end() || it->is_null()) return "";
+    if (!it->is_array()) return std::string(key) + ": expected a list of tool names";
+    for (const Json& name : *it) {
+      if (!name.is_string()) return std::string(key) + ": expected a list of tool names";
+      out.push_back(name.get<std::string>());
+    }
+    return "";
+  };
+  if (auto it = spec.find("auto_approve"); it != spec.end() && it->is_boolean()) {
+    config.auto_approve_all = it->get<bool>();
+  } else if (std::string why = names("auto_approve", config.auto_approve); !why.empty()) {
+    return "auto_approve: expected true or a list of tool names";
+  }
+  if (std::string why = names("disabled_tools", config.disabled_tools); !why.empty()) return why;
+  if (auto it = spec.find("trusted"); it != spec.end() && !it->is_null()) {
+    if (!it->is_boolean()) return "trusted: expected a boolean";
+    config.trusted = it->get<bool>();
+  }
+  if (auto it = spec.find("headers"); it != spec.end() && !it->is_null()) {
+    if (!it->is_object()) return "headers: expected a table of strings";
+    for (const auto& [key, value] : it->items()) {
+      if (!value.is_string()) return "headers." + key + ": expected a string";
+      auto expanded = expand_variables(value.get<std::string>(), lookup, error);
+      if (!expanded) return "headers." + key + ": " + error;
+      config.headers.emplace_back(key, *expanded);
+    }
+  }
   if (config.stdio.command.empty() && config.url.empty()) return "needs a command or a url";
   if (!config.stdio.command.empty() && !config.url.empty()) return "has both a command and a url";
   return "";
 }
 
 }  // namespace
+
+std::string ServerConfig::hash() const {
+  Json identity = {{"command", stdio.command},
+                   {"args", stdio.args},
+                   {"env", stdio.env},
+                   {"cwd", stdio.cwd},
+                   {"url", url},
+                   {"headers", headers},
+                   {"discover_first", discover_first}};
+  char text[17];
+  snprintf(text, sizeof text, "%016zx", std::hash<std::string>{}(identity.dump()));
+  return text;
+}
 
 std::optional<std::string> expand_variables(const std::string& text, const Lookup& lookup,
                                             std::string& error) {

@@ -1,7 +1,8 @@
 #pragma once
 // The MCP servers a user configured (SPEC 13.2): the `mcp.servers` table of setup() options,
-// NAME -> spec. Read so far: `command`, `args`, `env`, `cwd` (stdio), `url` (HTTP, recognised
-// but not run yet), `disabled`, `timeout_ms`, `startup_timeout_ms`, `protocol`. `${VAR}` and
+// NAME -> spec: `command`, `args`, `env`, `cwd` (stdio) or `url`, `headers` (HTTP); `disabled`,
+// `auto_approve`, `disabled_tools`, `trusted`, `timeout_ms`, `startup_timeout_ms`, `protocol`.
+// `${VAR}` and
 // `${env:VAR}` in the strings take the environment's values; nothing else runs to expand a value.
 // Pure.
 
@@ -19,14 +20,22 @@ namespace toolhost::mcp {
 struct ServerConfig {
   std::string name;
   StdioSpec stdio;
-  std::string url;  // set for an HTTP server
+  std::string url;                                           // set for an HTTP server
+  std::vector<std::pair<std::string, std::string>> headers;  // sent with every HTTP request
   bool disabled = false;
+  bool auto_approve_all = false;          // `auto_approve = true`
+  std::vector<std::string> auto_approve;  // the tools (their own names) that run unapproved
+  std::vector<std::string> disabled_tools;
+  bool trusted = false;          // honour the server's readOnlyHint
   uint64_t timeout_ms = 60'000;  // a call's own timeout
   uint64_t startup_timeout_ms = 10'000;
   // `protocol = "2026-07-28"`: probe server/discover before initialize ("auto": after).
   bool discover_first = false;
   // What is wrong with this server's spec; the others are still usable.
   std::string error;
+  // What the server is (how it is started or reached, and the protocol asked for), hashed: its
+  // cached tools belong to this hash.
+  std::string hash() const;
 };
 
 using Lookup = std::function<std::optional<std::string>(const std::string& name)>;

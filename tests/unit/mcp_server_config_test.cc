@@ -79,6 +79,44 @@ TEST(McpServerConfig, ABadSpecIsThatServersErrorAndTheOthersStay) {
   EXPECT_EQ(config.servers[6].error, "protocol: expected \"auto\" or \"2026-07-28\"");
 }
 
+TEST(McpServerConfig, PolicyKeysAndHeadersAreRead) {
+  ServersConfig config = servers_from_json(nlohmann::json::parse(R"({"servers": {
+      "all": {"command": "x", "auto_approve": true, "trusted": true},
+      "some": {"command": "x", "auto_approve": ["echo"], "disabled_tools": ["rm"]},
+      "web": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+      "bad": {"command": "x", "auto_approve": "echo"},
+      "bad2": {"command": "x", "trusted": "yes"}}})"),
+                                           fake_environment());
+  ASSERT_EQ(config.servers.size(), 5u);
+  const ServerConfig& all = config.servers[0];
+  EXPECT_TRUE(all.auto_approve_all);
+  EXPECT_TRUE(all.trusted);
+  EXPECT_EQ(config.servers[1].error, "auto_approve: expected true or a list of tool names");
+  EXPECT_EQ(config.servers[2].error, "trusted: expected a boolean");
+  const ServerConfig& some = config.servers[3];
+  EXPECT_FALSE(some.auto_approve_all);
+  EXPECT_EQ(some.auto_approve, std::vector<std::string>{"echo"});
+  EXPECT_EQ(some.disabled_tools, std::vector<std::string>{"rm"});
+  const ServerConfig& web = config.servers[4];
+  ASSERT_EQ(web.headers.size(), 1u);
+  EXPECT_EQ(web.headers[0].second, "Bearer " + *fake_environment()("TOKEN"));
+}
+
+TEST(McpServerConfig, TheHashChangesWithHowTheServerStartsAndNotWithPolicy) {
+  auto one = [](const char* spec) {
+    return servers_from_json(
+               nlohmann::json::parse(std::string(R"({"servers": {"s": )") + spec + "}}"),
+               fake_environment())
+        .servers.at(0);
+  };
+  std::string base = one(R"({"command": "x", "args": ["a"]})").hash();
+  EXPECT_EQ(base.size(), 16u);
+  EXPECT_EQ(one(R"({"command": "x", "args": ["a"], "auto_approve": true})").hash(), base);
+  EXPECT_NE(one(R"({"command": "x", "args": ["b"]})").hash(), base);
+  EXPECT_NE(one(R"({"command": "x", "args": ["a"], "env": {"K": "v"}})").hash(), base);
+  EXPECT_NE(one(R"({"command": "x", "args": ["a"], "protocol": "2026-07-28"})").hash(), base);
+}
+
 TEST(McpServerConfig, NoMcpTableIsNoServersAndAWrongOneIsAnError) {
   EXPECT_TRUE(servers_from_json(nullptr, fake_environment()).servers.empty());
   EXPECT_EQ(servers_from_json(nlohmann::json::array(), fake_environment()).error,
