@@ -30,7 +30,7 @@ Focus focus(NvimHarness& nvim) {
 }
 
 // A project with a file `x` the agent wants removed, the user at work in notes.txt.
-void start_project(NvimHarness& nvim) {
+void start_project_for_approvals(NvimHarness& nvim) {
   nvim.forward_notify();
   nvim.forward_diagnostics();
   nvim.lua("vim.fn.writefile({ 'keep me' }, 'x')");
@@ -57,7 +57,7 @@ void touch(NvimHarness& nvim, const std::string& name) {
 
 TEST(AgentsApproval, CommandThatNeedsApprovalNotifiesAndOpensASplitWithoutTakingTheFocus) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_for_approvals(nvim);
   Focus before = focus(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   int64_t id = agent->call("run_terminal_command", {{"command", "rm x"}});
@@ -78,7 +78,7 @@ TEST(AgentsApproval, CommandThatNeedsApprovalNotifiesAndOpensASplitWithoutTaking
 
 TEST(AgentsApproval, ServeOpenNoneOnlyNotifies) {
   NvimHarness nvim(json{{"serve", {{"open", "none"}}}});
-  start_project(nvim);
+  start_project_for_approvals(nvim);
   Focus before = focus(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   agent->call("run_terminal_command", {{"command", "rm x"}});
@@ -91,7 +91,7 @@ TEST(AgentsApproval, ServeOpenNoneOnlyNotifies) {
 
 TEST(AgentsApproval, ServeOpenTabOpensATabAndStaysOnTheCurrentOne) {
   NvimHarness nvim(json{{"serve", {{"open", "tab"}}}});
-  start_project(nvim);
+  start_project_for_approvals(nvim);
   Focus before = focus(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   agent->call("run_terminal_command", {{"command", "rm x"}});
@@ -106,7 +106,7 @@ TEST(AgentsApproval, ServeOpenTabOpensATabAndStaysOnTheCurrentOne) {
 // the agent as progress notifications, at most 4 a second, each with the last lines.
 TEST(AgentsApproval, ToolRunStreamsProgressAndAnswersTheResult) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_for_approvals(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   const std::string command =
       "i=0; while [ ! -e stop ]; do i=$((i+1)); echo line$i; sleep 0.01; done; echo done";
@@ -156,7 +156,7 @@ TEST(AgentsApproval, ToolRunStreamsProgressAndAnswersTheResult) {
 
 TEST(AgentsApproval, ToolRejectAnswersAnErrorWithTheReason) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_for_approvals(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   int64_t id = agent->call("run_terminal_command", {{"command", "rm x"}});
   wait_notify_with(nvim, "rm x");
@@ -177,7 +177,7 @@ TEST(AgentsApproval, ToolRejectAnswersAnErrorWithTheReason) {
 
 TEST(AgentsApproval, CallsSentAtOnceAreApprovedInArrivalOrder) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_for_approvals(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   int64_t first = agent->call("run_terminal_command", {{"command", "echo first"}});
   int64_t second = agent->call("run_terminal_command", {{"command", "echo second"}});

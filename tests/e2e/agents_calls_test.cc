@@ -16,14 +16,9 @@ const std::string kIntro =
     "follow.";
 
 // A project with notes.txt whose host serves agents.
-void start_project(NvimHarness& nvim) {
-  nvim.lua("vim.fn.writefile({ 'buy milk' }, 'notes.txt')");
-  start_host(nvim);
-}
-
 TEST(AgentsCalls, ReadFileAnswersWithTheFileAndShowsTheCallAndResultInTheAgentBuffer) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_with_notes(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   json result = agent->wait_result(agent->call("read_file", {{"path", "notes.txt"}}));
   EXPECT_EQ(result["isError"], false);
@@ -42,7 +37,7 @@ TEST(AgentsCalls, ReadFileAnswersWithTheFileAndShowsTheCallAndResultInTheAgentBu
 
 TEST(AgentsCalls, AllowListedCommandRunsAtOnceAndAnswersItsOutput) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_with_notes(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   json result =
       agent->wait_result(agent->call("run_terminal_command", {{"command", "ls notes.txt"}}));
@@ -62,7 +57,7 @@ TEST(AgentsCalls, AllowListedCommandRunsAtOnceAndAnswersItsOutput) {
 
 TEST(AgentsCalls, SuccessiveCallsAreSuccessiveMessagesInOneBuffer) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_with_notes(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   agent->wait_result(agent->call("read_file", {{"path", "notes.txt"}}));
   agent->wait_result(agent->call("run_terminal_command", {{"command", "ls notes.txt"}}));
@@ -80,7 +75,7 @@ TEST(AgentsCalls, SuccessiveCallsAreSuccessiveMessagesInOneBuffer) {
 
 TEST(AgentsCalls, TwoAgentsAtOnceGetTwoBuffers) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_with_notes(nvim);
   auto claude = connect_agent(nvim, "claude-code");
   auto codex = connect_agent(nvim, "codex-mcp-client");
   int64_t from_claude = claude->call("read_file", {{"path", "notes.txt"}});
@@ -107,7 +102,7 @@ TEST(AgentsCalls, TwoAgentsAtOnceGetTwoBuffers) {
 
 TEST(AgentsCalls, TheAgentsJobsAreListedWithTheirBuffers) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_project_with_notes(nvim);
   auto claude = connect_agent(nvim, "claude-code");
   auto codex = connect_agent(nvim, "codex-mcp-client");
   claude->wait_result(claude->call("read_file", {{"path", "notes.txt"}}));

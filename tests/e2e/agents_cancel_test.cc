@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-void start_project(NvimHarness& nvim) {
+void start_watched_project(NvimHarness& nvim) {
   nvim.forward_notify();
   record_events(nvim, {"ToolhostJobStarted", "ToolhostJobFinished"});
   nvim.lua("vim.fn.writefile({ 'keep me' }, 'x')");
@@ -46,7 +46,7 @@ std::string job_status(NvimHarness& nvim, const std::string& id) {
 
 TEST(AgentsCancel, CancelledRunningCallIsKilledAndGetsNoAnswer) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_watched_project(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   int64_t id = agent->call("run_terminal_command", {{"command", "sleep 30"}});
   wait_notify_with(nvim, "sleep 30");
@@ -62,7 +62,7 @@ TEST(AgentsCancel, CancelledRunningCallIsKilledAndGetsNoAnswer) {
 
 TEST(AgentsCancel, CancelledWaitingCallEndsCanceledInTheBuffer) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_watched_project(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   int64_t id = agent->call("run_terminal_command", {{"command", "rm x"}});
   wait_notify_with(nvim, "rm x");
@@ -84,7 +84,7 @@ TEST(AgentsCancel, CancelledWaitingCallEndsCanceledInTheBuffer) {
 
 TEST(AgentsCancel, DisconnectCancelsTheRunningCallAndTheWaitingOne) {
   NvimHarness nvim;
-  start_project(nvim);
+  start_watched_project(nvim);
   auto agent = connect_agent(nvim, "claude-code");
   agent->call("run_terminal_command", {{"command", "sleep 30"}});
   wait_notify_with(nvim, "sleep 30");

@@ -30,6 +30,12 @@ inline int start_host(NvimHarness& nvim) {
   return nvim.lua("return vim.fn.jobpid(require('toolhost.host').channel())").get<int>();
 }
 
+// A project holding notes.txt ("buy milk"), its host started.
+inline void start_project_with_notes(NvimHarness& nvim) {
+  nvim.lua("vim.fn.writefile({ 'buy milk' }, 'notes.txt')");
+  start_host(nvim);
+}
+
 inline std::string entry_path(const std::string& dir, int pid) {
   return dir + "/" + std::to_string(pid) + ".json";
 }

@@ -1,18 +1,14 @@
 // :ToolRun end to end: a real Neovim, the plugin from this checkout, the real host binary.
-#include <regex>
 
 #include <gtest/gtest.h>
 
+#include "e2e/chat_helpers.h"
 #include "e2e/nvim_harness.h"
 
 namespace toolhost::e2e {
 namespace {
 
 using nlohmann::json;
-
-json diagnostics(NvimHarness& nvim, int64_t buf) {
-  return nvim.lua("return vim.diagnostic.get(...)", json::array({buf}));
-}
 
 json extmarks(NvimHarness& nvim, int64_t buf) {
   return nvim.lua(R"(
@@ -21,13 +17,6 @@ json extmarks(NvimHarness& nvim, int64_t buf) {
     return vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })
   )",
                   json::array({buf}));
-}
-
-// Replaces the run's duration (it varies) so whole lines can be compared.
-std::vector<std::string> normalized(std::vector<std::string> lines) {
-  static const std::regex duration("duration=[0-9]+\\.[0-9]{2}s");
-  for (auto& line : lines) line = std::regex_replace(line, duration, "duration=D");
-  return lines;
 }
 
 TEST(ToolRun, RewritesBashBlockWithResultExtmarkAndDiagnostic) {
@@ -61,8 +50,8 @@ TEST(ToolRun, RewritesBashBlockWithResultExtmarkAndDiagnostic) {
 
   json marks = extmarks(nvim, buf);
   ASSERT_EQ(marks.size(), 1u) << marks.dump();
-  EXPECT_EQ(marks[0][1], 3);              // the block's first line
-  EXPECT_EQ(marks[0][3]["end_row"], 9);   // through the result block's closing fence
+  EXPECT_EQ(marks[0][1], 3);             // the block's first line
+  EXPECT_EQ(marks[0][3]["end_row"], 9);  // through the result block's closing fence
 
   json diags = diagnostics(nvim, buf);
   ASSERT_EQ(diags.size(), 1u) << diags.dump();
@@ -88,7 +77,8 @@ TEST(ToolRun, NeovimAnswersWhileToolRuns) {
   for (int i = 0; i < 20; ++i) {
     EXPECT_EQ(nvim.request("nvim_eval", {"1+1"}), 2);
   }
-  EXPECT_EQ(nvim.lua("return require('toolhost').job(...).status", json::array({started["id"]})), "running");
+  EXPECT_EQ(nvim.lua("return require('toolhost').job(...).status", json::array({started["id"]})),
+            "running");
 
   // The running HINT shows while it runs.
   bool saw_running = false;
@@ -145,9 +135,8 @@ TEST(ToolRun, EditedBlockIsNotOverwritten) {
   json diags = diagnostics(nvim, buf);
   bool warned = false;
   for (const auto& d : diags) {
-    warned = warned || (d["severity"] == 2 &&
-                        d["message"].get<std::string>().find("result not written") !=
-                            std::string::npos);
+    warned = warned || (d["severity"] == 2 && d["message"].get<std::string>().find(
+                                                  "result not written") != std::string::npos);
   }
   EXPECT_TRUE(warned) << diags.dump();
 }
@@ -226,4 +215,3 @@ TEST(ToolRun, NoCallUnderCursorIsAnError) {
 
 }  // namespace
 }  // namespace toolhost::e2e
-

@@ -3,19 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include "policy_calls.h"
 #include "test_jobs.h"
 
 namespace toolhost::tools {
 namespace {
 
 using Verdict = Approval::Verdict;
-
-core::ToolCall call(const std::string& tool, nlohmann::json params = nlohmann::json::object()) {
-  core::ToolCall c;
-  c.tool = tool;
-  c.params = std::move(params);
-  return c;
-}
 
 class Policy : public ::testing::Test {
  protected:

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "policy_calls.h"
 #include "test_jobs.h"
 #include "tools/policy.h"
 #include "tools/vcs_paths.h"
@@ -13,13 +14,6 @@ namespace {
 
 using Verdict = Approval::Verdict;
 namespace fs = std::filesystem;
-
-core::ToolCall call(const std::string& tool, nlohmann::json params) {
-  core::ToolCall c;
-  c.tool = tool;
-  c.params = std::move(params);
-  return c;
-}
 
 class PolicyVcs : public ::testing::Test {
  protected:

@@ -2,17 +2,14 @@
 // that never end, need approval; near misses still auto-run.
 #include <gtest/gtest.h>
 
+#include "shell_policy_rows.h"
 #include "test_jobs.h"
 #include "tools/shell_policy.h"
 
 namespace toolhost::tools {
 namespace {
 
-struct Row {
-  const char* command;
-  bool auto_run;
-  const char* reason;  // a part of the reason
-};
+using Row = ShellPolicyRow;
 
 const Row kRows[] = {
     // ripgrep 14 runs --hostname-bin to fill {host} in a hyperlink: an in-root script.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "shell_policy_rows.h"
 #include "test_jobs.h"
 
 namespace toolhost::tools {
@@ -12,11 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Row {
-  const char* command;
-  bool auto_run;
-  const char* reason;  // a part of the reason
-};
+using Row = ShellPolicyRow;
 
 // Under the default list; the root holds src/ and a symlink `out` to /.
 const Row kDefaultRows[] = {
