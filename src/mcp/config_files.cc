@@ -57,9 +57,13 @@ std::string unsupported_placeholder(const Json& entry, const Json& inputs) {
     size_t close = text.find('}', at);
     std::string id = text.substr(at + 8, close == std::string::npos ? close : close - at - 8);
     std::string description;
+    auto text_at = [](const Json& object, const char* key) {
+      auto it = object.find(key);
+      return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
     for (const Json& input : inputs.is_array() ? inputs : Json::array()) {
-      if (input.is_object() && input.value("id", "") == id) {
-        description = input.value("description", "");
+      if (input.is_object() && text_at(input, "id") == id) {
+        description = text_at(input, "description");
       }
     }
     return "${input:" + id + "}" + (description.empty() ? "" : " (" + description + ")") +

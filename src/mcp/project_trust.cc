@@ -43,7 +43,8 @@ std::string command_line(const std::string& command, const std::vector<std::stri
 // The entry named `name` as written in the file.
 Json raw_entry(const FileServers& file, const std::string& name) {
   for (const auto& [key, servers] : file.entries.items()) {
-    if (servers.contains(name)) return servers[name];
+    auto entry = servers.find(name);
+    if (entry != servers.end() && entry->is_object()) return *entry;
   }
   return Json::object();
 }

@@ -214,6 +214,22 @@ TEST(McpConfigFiles, ANameUnderBothKeysOfOneFileIsTakenFromServersAndReported) {
             std::vector<std::string>{"\"a\" under mcpServers is ignored: it is under servers too"});
 }
 
+TEST(McpConfigFiles, OddShapesAreThatServersErrorNeverAThrow) {
+  FileServers file = read_config_text({"/p/.vscode/mcp.json", FileFormat::kVsCode, true},
+                                      R"({"inputs": [{"id": 5}, 3, {"id": "k", "description": []}],
+          "servers": {"a": 5, "b": {"command": "x", "args": ["${input:k}"], "type": 1},
+                      "c": {"command": "x", "env": {"N": 3, "M": true}}}})",
+                                      kPlaces, fake_environment());
+  ASSERT_EQ(file.error, "");
+  EXPECT_EQ(server(file, "a").error, "expected an object");
+  EXPECT_EQ(server(file, "b").error.rfind("${input:k} is a value VS Code asks for", 0), 0u);
+  EXPECT_EQ(server(file, "c").error, "env.M: expected a string");
+  FileServers servers_not_object =
+      read_config_text({"/p/.mcp.json", FileFormat::kClaudeCode, true}, R"({"mcpServers": [1]})",
+                       kPlaces, fake_environment());
+  EXPECT_EQ(servers_not_object.error, "mcpServers: expected an object of NAME: server");
+}
+
 TEST(McpConfigFiles, ProjectFormatsIgnoreToolhostsPolicyKeys) {
   // A repository's file cannot auto-approve or trust its own tools.
   FileServers file = read_config_text(

@@ -132,6 +132,24 @@ TEST_F(McpProjectTrust, ThePromptShowsEveryCommandLineUrlAndWhatIsNotUsed) {
           "Accept this file? toolhost asks again when its servers change.");
 }
 
+TEST_F(McpProjectTrust, EntriesOfTheWrongShapeAreErrorsInThePromptNotCrashes) {
+  write_project(R"({"mcpServers": {"a": 5, "b": {"command": 7, "args": "x", "env": [1]},
+                                    "c": {"url": {"u": 1}}}})");
+  std::vector<PendingFile> files = pending();
+  ASSERT_EQ(files.size(), 1u);
+  std::string root = places_.project_root;
+  EXPECT_EQ(files[0].prompt, root +
+                                 "/.mcp.json can start these MCP servers:\n"
+                                 "  a: ''\n"
+                                 "    cannot start: expected an object\n"
+                                 "  b: 7 x\n"
+                                 "    cannot start: command: expected a string\n"
+                                 "  c: ''\n"
+                                 "    cannot start: url: expected a string\n"
+                                 "Accept this file? toolhost asks again when its servers "
+                                 "change.");
+}
+
 TEST_F(McpProjectTrust, AcceptRefusesAFileThatChangedSinceThePrompt) {
   write_project(R"({"mcpServers": {"tools": {"command": "node"}}})");
   PendingFile shown = pending().at(0);
