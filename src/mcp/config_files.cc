@@ -125,6 +125,15 @@ std::string translate(const Json& entry, FileFormat format, Json& spec) {
   return "type: expected \"stdio\", \"http\" or \"sse\", not \"" + name + "\"";
 }
 
+// `toolhost mcp serve`: how agents reach toolhost (README, :help toolhost-agents-setup), in the
+// same files. toolhost does not call its own tools through itself.
+bool is_toolhost_itself(const ServerConfig& config) {
+  const std::string& command = config.stdio.command;
+  std::string base = command.substr(command.rfind('/') + 1);
+  return base == "toolhost" && config.stdio.args.size() >= 2 && config.stdio.args[0] == "mcp" &&
+         config.stdio.args[1] == "serve";
+}
+
 // "not valid JSON: line L, column C: what" from nlohmann's message.
 std::string parse_error_text(const std::string& what) {
   size_t at = what.find("parse error at ");
@@ -240,6 +249,7 @@ FileServers read_config_text(const ConfigFile& file, const std::string& text, co
           config.stdio.cwd = places.project_root + "/" + config.stdio.cwd;
         }
       }
+      if (is_toolhost_itself(config)) continue;
       out.servers.push_back(std::move(config));
     }
   }

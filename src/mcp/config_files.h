@@ -15,6 +15,8 @@
 // `${env:VAR}`, `${VAR:-default}` (Claude Code's) and VS Code's `${workspaceFolder}`,
 // `${workspaceFolderBasename}`, `${userHome}`, `${pathSeparator}`, `${/}`; nothing runs to
 // expand a value, so mcphub's `${cmd: …}` and VS Code's `${input:…}` make that server's error.
+// An entry that starts `toolhost mcp serve` (how agents reach toolhost, often in these same
+// files) is left out: toolhost does not call its own tools through itself.
 // A project file's stdio server without `cwd` runs in the project root (a relative `cwd` is
 // under it), as Claude Code and VS Code run them.
 //

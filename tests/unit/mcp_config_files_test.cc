@@ -230,6 +230,18 @@ TEST(McpConfigFiles, OddShapesAreThatServersErrorNeverAThrow) {
   EXPECT_EQ(servers_not_object.error, "mcpServers: expected an object of NAME: server");
 }
 
+TEST(McpConfigFiles, ToolhostsOwnMcpServeEntryIsLeftOut) {
+  // The README tells agents' users to add toolhost here; as a client it would call itself.
+  FileServers file = read_config_text(
+      {"/p/.mcp.json", FileFormat::kClaudeCode, true},
+      R"({"mcpServers": {"toolhost": {"command": "/h/.local/share/nvim/lazy/toolhost/build/toolhost",
+                                       "args": ["mcp", "serve"]},
+                         "other": {"command": "toolhost", "args": ["mcp", "list"]}}})",
+      kPlaces, fake_environment());
+  ASSERT_EQ(file.servers.size(), 1u);
+  EXPECT_EQ(file.servers[0].name, "other");
+}
+
 TEST(McpConfigFiles, ProjectFormatsIgnoreToolhostsPolicyKeys) {
   // A repository's file cannot auto-approve or trust its own tools.
   FileServers file = read_config_text(
