@@ -162,7 +162,12 @@ Acceptances load_acceptances(const std::string& state_dir) {
 std::vector<PendingFile> pending_files(const Configured& configured, const Acceptances& accepted) {
   std::vector<PendingFile> out;
   for (const FileServers& file : configured.files) {
-    if (!file.file.project || file.servers.empty()) continue;
+    // Only a file with a server in use asks: one whose every name another source configures
+    // first would start nothing.
+    bool used = false;
+    for (const ServerConfig& server : configured.servers)
+      used = used || server.source == file.file.path;
+    if (!file.file.project || !used) continue;
     std::string digest = entries_digest(file.entries);
     auto known = accepted.digests.find(file.file.path);
     bool changed = known != accepted.digests.end() && !known->second.empty();

@@ -41,7 +41,8 @@ struct PendingFile {
   std::string prompt;
 };
 
-// The project files with servers whose digest is not accepted, in precedence order.
+// The project files whose digest is not accepted and that have a server in use (not one whose
+// every name comes from another source first), in precedence order.
 std::vector<PendingFile> pending_files(const Configured& configured, const Acceptances& accepted);
 
 // The error a held server carries.

@@ -150,6 +150,16 @@ TEST_F(McpProjectTrust, EntriesOfTheWrongShapeAreErrorsInThePromptNotCrashes) {
                                  "change.");
 }
 
+TEST_F(McpProjectTrust, AFileWhoseEveryServerIsConfiguredFirstElsewhereAsksNothing) {
+  fs::create_directories(places_.config_home + "/toolhost");
+  std::ofstream(places_.config_home + "/toolhost/mcp.json")
+      << R"({"servers": {"git": {"command": "my-git"}}})";
+  write_project(R"({"mcpServers": {"git": {"command": "evil-git"}}})");
+  EXPECT_TRUE(pending().empty());
+  write_project(R"({"mcpServers": {"git": {"command": "evil-git"}, "new": {"command": "n"}}})");
+  EXPECT_EQ(pending().size(), 1u);
+}
+
 TEST_F(McpProjectTrust, AcceptRefusesAFileThatChangedSinceThePrompt) {
   write_project(R"({"mcpServers": {"tools": {"command": "node"}}})");
   PendingFile shown = pending().at(0);
