@@ -12,6 +12,7 @@
 
 #include "cli/mcp_command.h"
 #include "cli/mcp_files.h"
+#include "mcp_sh_servers.h"
 
 namespace toolhost::cli {
 namespace {
@@ -19,15 +20,11 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-// A sh server that answers initialize, then tools/list with one tool `t`.
+// A sh server that leaves `marker` when started and lists one tool, `t`.
 Json lister(const std::string& marker) {
-  std::string script =
-      "touch '" + marker +
-      "'; read -r l; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":"
-      "\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"fake\","
-      "\"version\":\"1\"}}}'; read -r l; read -r l; printf '%s\\n' "
-      "'{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"t\"}]}}'; cat >/dev/null";
-  return {{"command", "sh"}, {"args", {"-c", script}}};
+  return {{"command", "sh"},
+          {"args",
+           {"-c", "touch '" + marker + "'; " + answers(R"("result":{"tools":[{"name":"t"}]})")}}};
 }
 
 class CliMcpFiles : public ::testing::Test {
@@ -80,7 +77,7 @@ class CliMcpFiles : public ::testing::Test {
 
 TEST_F(CliMcpFiles, ListSkipsAnUnacceptedProjectFileSayingHowToAcceptIt) {
   EXPECT_EQ(run_mcp_list(command(), out_, err_), 0) << err_.str();
-  EXPECT_EQ(out_.str(), "mine: fake 1, MCP 2025-06-18, 1 tool\n  mine__t\n");
+  EXPECT_EQ(out_.str(), "mine: fake 1.2, MCP 2025-06-18, 1 tool\n  mine__t\n");
   EXPECT_EQ(err_.str(), "toolhost: " + root_ +
                             "/.mcp.json is not accepted yet: its MCP servers (proj) are skipped; "
                             "run `toolhost mcp accept` to see their commands and accept it\n");
@@ -109,7 +106,7 @@ TEST_F(CliMcpFiles, AcceptYesShowsTheCommandsAndThenTheServersStart) {
   EXPECT_FALSE(started("proj"));  // accepting starts nothing
   clear();
   EXPECT_EQ(run_mcp_list(command("proj"), out_, err_), 0) << err_.str();
-  EXPECT_EQ(out_.str(), "proj: fake 1, MCP 2025-06-18, 1 tool\n  proj__t\n");
+  EXPECT_EQ(out_.str(), "proj: fake 1.2, MCP 2025-06-18, 1 tool\n  proj__t\n");
   EXPECT_TRUE(started("proj"));
   clear();
   EXPECT_EQ(accept(true, false, ""), 0);
@@ -170,7 +167,7 @@ TEST_F(CliMcpFiles, AcceptOfAFileThatIsNotTheProjectsIsAUsageError) {
 TEST_F(CliMcpFiles, AFileThatIsNotJsonIsReportedAndTheOthersStillLoad) {
   std::ofstream(root_ + "/.mcp.json") << "{\"mcpServers\": {\"a\" \"b\"}}";
   EXPECT_EQ(run_mcp_list(command(), out_, err_), 0) << err_.str();
-  EXPECT_EQ(out_.str(), "mine: fake 1, MCP 2025-06-18, 1 tool\n  mine__t\n");
+  EXPECT_EQ(out_.str(), "mine: fake 1.2, MCP 2025-06-18, 1 tool\n  mine__t\n");
   EXPECT_EQ(
       err_.str().rfind("toolhost: " + root_ + "/.mcp.json: not valid JSON: line 1, column", 0), 0u)
       << err_.str();

@@ -12,25 +12,13 @@
 #include <string>
 
 #include "cli/mcp_command.h"
+#include "mcp_sh_servers.h"
 
 namespace toolhost::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-// A sh server's start: it answers initialize and reads notifications/initialized.
-std::string handshake() {
-  return "read -r l; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":"
-         "\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"fake\","
-         "\"version\":\"1.2\"}}}'; read -r l; ";
-}
-
-// A sh server that answers request 2 with `reply` ("result":… or "error":…).
-std::string answers(const std::string& reply) {
-  return handshake() + "read -r l; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":2," + reply +
-         "}'; cat >/dev/null";
-}
 
 class CliMcp : public ::testing::Test {
  protected:

@@ -15,7 +15,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-Lookup fake_environment() {
+Lookup file_environment() {
   static const std::map<std::string, std::string> vars{{"DOCS_HOST", "docs.example.com"},
                                                        {"DOCS_TOKEN", "t0k"},
                                                        {"DB_PASSWORD", "pw"},
@@ -39,7 +39,7 @@ std::string fixture(const std::string& name) {
 
 FileServers read(const std::string& name, FileFormat format, bool project) {
   return read_config_text({"/f/" + name, format, project}, fixture(name), kPlaces,
-                          fake_environment());
+                          file_environment());
 }
 
 const ServerConfig& server(const FileServers& file, const std::string& name) {
@@ -137,16 +137,16 @@ TEST(McpConfigFiles, AFileThatIsNotJsonNamesTheLineAndHasNoServers) {
   FileServers file = read_config_text({"/p/.mcp.json", FileFormat::kClaudeCode, true},
                                       "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"}\n"
                                       "    \"b\": {}\n  }\n}\n",
-                                      kPlaces, fake_environment());
+                                      kPlaces, file_environment());
   EXPECT_EQ(file.error,
             "not valid JSON: line 4, column 7: syntax error while parsing object - unexpected "
             "string literal; expected '}'");
   EXPECT_TRUE(file.servers.empty());
   FileServers array = read_config_text({"/p/.mcp.json", FileFormat::kClaudeCode, true}, "[1]",
-                                       kPlaces, fake_environment());
+                                       kPlaces, file_environment());
   EXPECT_EQ(array.error, "expected a JSON object");
   FileServers empty = read_config_text({"/p/.mcp.json", FileFormat::kClaudeCode, true}, " \n",
-                                       kPlaces, fake_environment());
+                                       kPlaces, file_environment());
   EXPECT_EQ(empty.error, "");
   EXPECT_TRUE(empty.servers.empty());
 }
@@ -162,7 +162,7 @@ TEST(McpConfigFiles, AVariableThatIsNotSetIsThatServersError) {
   FileServers file = read_config_text({"/p/.mcp.json", FileFormat::kClaudeCode, true},
                                       R"({"mcpServers": {"a": {"command": "${NOPE}"},
                                           "b": {"command": "${NOPE:-fallback}"}}})",
-                                      kPlaces, fake_environment());
+                                      kPlaces, file_environment());
   EXPECT_EQ(server(file, "a").error, "command: ${NOPE} is not set in the environment");
   EXPECT_EQ(server(file, "b").stdio.command, "fallback");
 }
@@ -175,7 +175,7 @@ TEST(McpConfigFiles, SetupWinsThenUserFilesThenTheProjectAndEveryLoserIsReported
   setup.servers.push_back(mine);
   auto file = [](const std::string& path, bool project, const std::string& servers) {
     return read_config_text({path, FileFormat::kClaudeCode, project},
-                            R"({"mcpServers": )" + servers + "}", kPlaces, fake_environment());
+                            R"({"mcpServers": )" + servers + "}", kPlaces, file_environment());
   };
   Configured configured = merge_servers(
       setup, {file("/home/u/.config/toolhost/mcp.json", false,
@@ -183,7 +183,7 @@ TEST(McpConfigFiles, SetupWinsThenUserFilesThenTheProjectAndEveryLoserIsReported
               file("/work/proj/.mcp.json", true,
                    R"({"docs": {"command": "project-docs"}, "build": {"command": "b"}})"),
               read_config_text({"/work/proj/.vscode/mcp.json", FileFormat::kVsCode, true}, "{",
-                               kPlaces, fake_environment())});
+                               kPlaces, file_environment())});
   ASSERT_EQ(configured.servers.size(), 3u);
   EXPECT_EQ(configured.servers[0].name, "build");
   EXPECT_EQ(configured.servers[0].source, "/work/proj/.mcp.json");
@@ -207,7 +207,7 @@ TEST(McpConfigFiles, ANameUnderBothKeysOfOneFileIsTakenFromServersAndReported) {
   FileServers file = read_config_text(
       {"/h/.config/mcphub/servers.json", FileFormat::kMcphub, false},
       R"({"servers": {"a": {"command": "vscode"}}, "mcpServers": {"a": {"command": "x"}}})",
-      kPlaces, fake_environment());
+      kPlaces, file_environment());
   ASSERT_EQ(file.servers.size(), 1u);
   EXPECT_EQ(file.servers[0].stdio.command, "vscode");
   EXPECT_EQ(file.warnings,
@@ -219,14 +219,14 @@ TEST(McpConfigFiles, OddShapesAreThatServersErrorNeverAThrow) {
                                       R"({"inputs": [{"id": 5}, 3, {"id": "k", "description": []}],
           "servers": {"a": 5, "b": {"command": "x", "args": ["${input:k}"], "type": 1},
                       "c": {"command": "x", "env": {"N": 3, "M": true}}}})",
-                                      kPlaces, fake_environment());
+                                      kPlaces, file_environment());
   ASSERT_EQ(file.error, "");
   EXPECT_EQ(server(file, "a").error, "expected an object");
   EXPECT_EQ(server(file, "b").error.rfind("${input:k} is a value VS Code asks for", 0), 0u);
   EXPECT_EQ(server(file, "c").error, "env.M: expected a string");
   FileServers servers_not_object =
       read_config_text({"/p/.mcp.json", FileFormat::kClaudeCode, true}, R"({"mcpServers": [1]})",
-                       kPlaces, fake_environment());
+                       kPlaces, file_environment());
   EXPECT_EQ(servers_not_object.error, "mcpServers: expected an object of NAME: server");
 }
 
@@ -237,7 +237,7 @@ TEST(McpConfigFiles, ToolhostsOwnMcpServeEntryIsLeftOut) {
       R"({"mcpServers": {"toolhost": {"command": "/h/.local/share/nvim/lazy/toolhost/build/toolhost",
                                        "args": ["mcp", "serve"]},
                          "other": {"command": "toolhost", "args": ["mcp", "list"]}}})",
-      kPlaces, fake_environment());
+      kPlaces, file_environment());
   ASSERT_EQ(file.servers.size(), 1u);
   EXPECT_EQ(file.servers[0].name, "other");
 }
@@ -248,7 +248,7 @@ TEST(McpConfigFiles, ProjectFormatsIgnoreToolhostsPolicyKeys) {
       {"/p/.mcp.json", FileFormat::kClaudeCode, true},
       R"({"mcpServers": {"a": {"command": "x", "auto_approve": true, "trusted": true,
                                 "autoApprove": true}}})",
-      kPlaces, fake_environment());
+      kPlaces, file_environment());
   EXPECT_FALSE(file.servers.at(0).auto_approve_all);
   EXPECT_FALSE(file.servers.at(0).trusted);
 }
