@@ -52,13 +52,11 @@ std::string normal(const std::string& path) {
 core::Result<McpServers> load_mcp_servers(const McpCommand& command, std::ostream& err) {
   auto setup = read_setup_servers(command.config_file);
   if (!setup) return core::error(setup.error());
-  mcp::Configured configured =
-      mcp::load_servers(*setup, places_of(command), mcp::environment_lookup());
+  mcp::AcceptedServers loaded = mcp::load_accepted_servers(
+      *setup, places_of(command), command.state_dir, mcp::environment_lookup());
+  mcp::Configured& configured = loaded.configured;
+  const std::vector<mcp::PendingFile>& pending = loaded.pending;
   for (const auto& message : configured.messages) err << "toolhost: " << message << "\n";
-  mcp::Acceptances accepted;
-  if (!command.state_dir.empty()) accepted = mcp::load_acceptances(command.state_dir);
-  if (!accepted.error.empty()) err << "toolhost: " << accepted.error << "\n";
-  std::vector<mcp::PendingFile> pending = mcp::pending_files(configured, accepted);
   McpServers out;
   for (const auto& file : pending) {
     err << "toolhost: " << file.file.path

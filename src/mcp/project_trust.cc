@@ -196,6 +196,37 @@ void hold_unaccepted(Configured& configured, const std::vector<PendingFile>& pen
   }
 }
 
+AcceptedServers load_accepted_servers(const ServersConfig& setup, const Places& places,
+                                      const std::string& state_dir, const Lookup& lookup) {
+  AcceptedServers out;
+  out.configured = load_servers(setup, places, lookup);
+  Acceptances accepted;
+  if (!state_dir.empty()) accepted = load_acceptances(state_dir);
+  if (!accepted.error.empty()) out.configured.messages.push_back(accepted.error);
+  out.pending = pending_files(out.configured, accepted);
+  hold_unaccepted(out.configured, out.pending);
+  return out;
+}
+
+Json pending_to_json(const std::vector<PendingFile>& pending) {
+  Json out = Json::array();
+  for (const PendingFile& file : pending) {
+    out.push_back({{"path", file.file.path},
+                   {"digest", file.digest},
+                   {"changed", file.changed},
+                   {"servers", file.servers},
+                   {"prompt", file.prompt}});
+  }
+  return out;
+}
+
+std::optional<ConfigFile> project_file(const Places& places, const std::string& path) {
+  for (const ConfigFile& file : config_files(places)) {
+    if (file.project && file.path == path) return file;
+  }
+  return std::nullopt;
+}
+
 bool accept(const std::string& state_dir, const ConfigFile& file, const std::string& digest,
             std::string& error) {
   auto nothing = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };

@@ -12,6 +12,7 @@
 // meanwhile.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,22 @@ void hold_unaccepted(Configured& configured, const std::vector<PendingFile>& pen
 // longer have that digest (it changed since the prompt) or the state file cannot be written.
 bool accept(const std::string& state_dir, const ConfigFile& file, const std::string& digest,
             std::string& error);
+
+// All of it for a host or the CLI: load_servers, then the acceptances, pending_files and
+// hold_unaccepted. `messages` gets an unreadable state file too.
+struct AcceptedServers {
+  Configured configured;  // the pending files' servers disabled with kNotAccepted
+  std::vector<PendingFile> pending;
+};
+AcceptedServers load_accepted_servers(const ServersConfig& setup, const Places& places,
+                                      const std::string& state_dir, const Lookup& lookup);
+
+// The pending files as the Lua prompt (lua/toolhost/mcp_trust.lua) takes them: a list of
+// {path, digest, changed, servers, prompt}.
+nlohmann::json pending_to_json(const std::vector<PendingFile>& pending);
+
+// The project file of `places` at `path` (as pending_to_json gave it), for accept().
+std::optional<ConfigFile> project_file(const Places& places, const std::string& path);
 
 // How many digests are kept per file.
 inline constexpr size_t kKeptDigests = 8;

@@ -95,6 +95,31 @@ TEST_F(McpProjectTrust, UnacceptedServersAreHeldDisabledWithHowToAccept) {
   EXPECT_EQ(configured.servers[0].error, kNotAccepted);
 }
 
+TEST_F(McpProjectTrust, TheHostsRoundTripFromPendingListToAcceptedServer) {
+  write_project(R"({"mcpServers": {"tools": {"command": "node"}}})");
+  Lookup nothing = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  AcceptedServers loaded = load_accepted_servers({}, places_, state_, nothing);
+  ASSERT_EQ(loaded.configured.servers.size(), 1u);
+  EXPECT_TRUE(loaded.configured.servers[0].disabled);
+  nlohmann::json list = pending_to_json(loaded.pending);  // what the Lua prompt gets
+  ASSERT_EQ(list.size(), 1u);
+  std::string path = places_.project_root + "/.mcp.json";
+  EXPECT_EQ(list[0]["path"], path);
+  EXPECT_EQ(list[0]["servers"], nlohmann::json::array({"tools"}));
+  EXPECT_EQ(list[0]["changed"], false);
+  EXPECT_EQ(list[0]["prompt"], loaded.pending[0].prompt);
+  // What Lua answers: the path and the digest it showed.
+  EXPECT_FALSE(project_file(places_, places_.config_home + "/toolhost/mcp.json").has_value());
+  std::optional<ConfigFile> file = project_file(places_, list[0]["path"].get<std::string>());
+  ASSERT_TRUE(file.has_value());
+  std::string error;
+  ASSERT_TRUE(accept(state_, *file, list[0]["digest"].get<std::string>(), error)) << error;
+  AcceptedServers after = load_accepted_servers({}, places_, state_, nothing);
+  EXPECT_FALSE(after.configured.servers.at(0).disabled);
+  EXPECT_EQ(after.configured.servers.at(0).error, "");
+  EXPECT_TRUE(after.pending.empty());
+}
+
 TEST_F(McpProjectTrust, ThePromptShowsEveryCommandLineUrlAndWhatIsNotUsed) {
   fs::create_directories(places_.config_home + "/toolhost");
   std::ofstream(places_.config_home + "/toolhost/mcp.json")
