@@ -3,7 +3,8 @@
 //   toolhost parse FILE [--json] [--config FILE.json]
 //   toolhost run FILE [--yes] [--dry-run] [--json] [--config FILE.json]
 //   toolhost mcp serve [--socket PATH] [--approve all] [--config FILE.json]   (started by agents)
-//   toolhost mcp list [SERVER] --config FILE.json | mcp call SERVER TOOL [JSON] --config FILE.json
+//   toolhost mcp list [SERVER] [--config FILE.json] | mcp call SERVER TOOL [JSON] [--config ...]
+//   toolhost mcp accept [FILE] [--yes]   (the project's MCP files: see their commands, accept)
 //   toolhost --version | --print-config
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 
 #include "base/log.h"
 #include "cli/mcp_command.h"
+#include "cli/mcp_files.h"
 #include "cli/parse_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
@@ -134,7 +136,8 @@ int main(int argc, char** argv) {
   cli::ServeCommand serve;
   serve.version = TOOLHOST_VERSION;
   CLI::App* mcp_app =
-      app.add_subcommand("mcp", "MCP: serve outside agents (serve), use MCP servers (list, call)")
+      app.add_subcommand("mcp",
+                         "MCP: serve outside agents (serve), use MCP servers (list, call, accept)")
           ->require_subcommand(1);
   CLI::App* serve_app = mcp_app->add_subcommand(
       "serve", "An MCP server on stdio for agents (Claude Code, codex, Gemini CLI, ...)");
@@ -155,6 +158,13 @@ int main(int argc, char** argv) {
   mcp_call_app->add_option("tool", mcp_command.tool, "The tool's name")->required();
   mcp_call_app->add_option("arguments", mcp_command.arguments, "The arguments, a JSON object");
   mcp_call_app->add_option("--config", mcp_command.config_file, "setup() options as JSON (mcp)");
+  CLI::App* mcp_accept_app = mcp_app->add_subcommand(
+      "accept",
+      "Show the commands of this project's MCP files (.mcp.json, .vscode/mcp.json), "
+      "accept them");
+  mcp_accept_app->add_option("file", mcp_command.file, "Only this file");
+  mcp_accept_app->add_flag("--yes", mcp_command.yes, "Accept without asking (no terminal)");
+  mcp_accept_app->add_option("--config", mcp_command.config_file, "setup() options as JSON (mcp)");
   bool print_config = false;
   app.add_flag("--print-config", print_config,
                "Print the defaults of the options the host reads, as JSON (setup() names)");
@@ -167,8 +177,17 @@ int main(int argc, char** argv) {
 
   if (parse_app->parsed()) return cli::run_parse_command(parse, std::cout, std::cerr);
   if (tools_app->parsed()) return cli::run_tools_command(tools, std::cout, std::cerr);
+  // The MCP files are the current directory's project's; acceptances are kept with the history.
+  mcp_command.state_dir = options.state_dir;
+  if (char* cwd = ::getcwd(nullptr, 0)) {
+    mcp_command.project_root = cwd;
+    std::free(cwd);
+  }
   if (mcp_list_app->parsed()) return cli::run_mcp_list(mcp_command, std::cout, std::cerr);
   if (mcp_call_app->parsed()) return cli::run_mcp_call(mcp_command, std::cout, std::cerr);
+  if (mcp_accept_app->parsed()) {
+    return cli::run_mcp_accept(mcp_command, std::cin, ::isatty(0) == 1, std::cout, std::cerr);
+  }
   if (serve_app->parsed()) {
     serve.state_dir = options.state_dir;
     serve.cache_dir = options.cache_dir;

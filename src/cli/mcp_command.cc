@@ -8,8 +8,9 @@
 #include <optional>
 #include <ostream>
 
-#include "cli/transcript.h"
+#include "cli/mcp_files.h"
 #include "mcp/client.h"
+#include "mcp/config_files.h"
 #include "mcp/server_config.h"
 #include "mcp/stdio_server.h"
 #include "mcp/tool_names.h"
@@ -41,24 +42,13 @@ class Loop {
   uv_loop_t loop_;
 };
 
-core::Result<mcp::ServersConfig> read_servers(const std::string& path) {
-  if (path.empty()) {
-    return core::error("no MCP servers configured: give --config FILE.json with mcp.servers");
-  }
-  auto text = read_file_text(path);
-  if (!text) return core::error(text.error());
-  auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) return core::error(path + ": not a JSON object");
-  mcp::ServersConfig config =
-      mcp::servers_from_json(json.value("mcp", nlohmann::json()), mcp::environment_lookup());
-  if (!config.error.empty()) return core::error(path + ": " + config.error);
-  if (config.servers.empty()) return core::error(path + ": no servers in mcp.servers");
-  return config;
-}
-
 // Why `config` cannot be started, or nothing.
 std::optional<std::string> unusable(const mcp::ServerConfig& config) {
-  if (!config.error.empty()) return "mcp.servers." + config.name + ": " + config.error;
+  if (!config.error.empty()) {
+    bool setup = config.source.empty() || config.source == mcp::kSetupSource;
+    return (setup ? "mcp.servers." + config.name : config.name + " (" + config.source + ")") +
+           ": " + config.error;
+  }
   if (config.disabled) return config.name + " is disabled";
   if (!config.url.empty()) return config.name + ": HTTP servers are not supported yet";
   return std::nullopt;
@@ -138,8 +128,13 @@ void print_tools(const mcp::ServerConfig& config, const mcp::Client& client,
   }
 }
 
-const mcp::ServerConfig* find_server(const mcp::ServersConfig& config, const std::string& name,
+const mcp::ServerConfig* find_server(const McpServers& loaded, const std::string& name,
                                      std::ostream& err) {
+  const mcp::ServersConfig& config = loaded.config;
+  if (auto held = loaded.held.find(name); held != loaded.held.end()) {
+    err << "toolhost: " << held->second << "\n";
+    return nullptr;
+  }
   for (const auto& server : config.servers) {
     if (server.name == name) return &server;
   }
@@ -153,7 +148,7 @@ const mcp::ServerConfig* find_server(const mcp::ServersConfig& config, const std
 
 int run_mcp_list(const McpCommand& command, std::ostream& out, std::ostream& err) {
   std::signal(SIGPIPE, SIG_IGN);  // a server gone is a closed pipe, not a death
-  auto config = read_servers(command.config_file);
+  auto config = load_mcp_servers(command, err);
   if (!config) {
     err << "toolhost: " << config.error() << "\n";
     return kUsage;
@@ -164,7 +159,7 @@ int run_mcp_list(const McpCommand& command, std::ostream& out, std::ostream& err
     if (!server) return kUsage;
     servers.push_back(server);
   } else {
-    for (const auto& server : config->servers) servers.push_back(&server);
+    for (const auto& server : config->config.servers) servers.push_back(&server);
   }
   int status = 0;
   Loop loop;
@@ -204,7 +199,7 @@ int run_mcp_call(const McpCommand& command, std::ostream& out, std::ostream& err
       return kUsage;
     }
   }
-  auto config = read_servers(command.config_file);
+  auto config = load_mcp_servers(command, err);
   if (!config) {
     err << "toolhost: " << config.error() << "\n";
     return kUsage;

@@ -33,6 +33,8 @@ struct ServerConfig {
   bool discover_first = false;
   // What is wrong with this server's spec; the others are still usable.
   std::string error;
+  // Where it was configured: "setup()" or a file's path (config_files.h). Not part of hash().
+  std::string source;
   // What the server is (how it is started or reached, and the protocol asked for), hashed: its
   // cached tools belong to this hash.
   std::string hash() const;

@@ -5,7 +5,7 @@
 # Exits 77 (skipped) without Node.js or the package.
 # Usage: everything_test.sh TOOLHOST_BINARY NODE_MODULES_DIR
 set -u
-toolhost=$1
+toolhost=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # run() changes directory
 modules=${TOOLHOST_MCP_NODE_MODULES:-$2}
 server=$modules/@modelcontextprotocol/server-everything/dist/index.js
 
@@ -28,9 +28,11 @@ fail() {
   echo "FAIL: $*"
   failures=$((failures + 1))
 }
-# Runs toolhost with the config; its exit status in $status, stdout and stderr in files.
+# Runs toolhost with the config; its exit status in $status, stdout and stderr in files. The
+# user's MCP files (~/.config/mcphub/servers.json, a .mcp.json here) are not the test's.
 run() {
-  "$toolhost" mcp "$@" --config "$tmp/config.json" >"$tmp/out" 2>"$tmp/err"
+  (cd "$tmp" && HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/config" XDG_STATE_HOME="$tmp/state" \
+    "$toolhost" mcp "$@" --config "$tmp/config.json" >"$tmp/out" 2>"$tmp/err")
   status=$?
 }
 

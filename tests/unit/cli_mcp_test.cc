@@ -12,25 +12,13 @@
 #include <string>
 
 #include "cli/mcp_command.h"
+#include "mcp_sh_servers.h"
 
 namespace toolhost::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-// A sh server's start: it answers initialize and reads notifications/initialized.
-std::string handshake() {
-  return "read -r l; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":"
-         "\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"fake\","
-         "\"version\":\"1.2\"}}}'; read -r l; ";
-}
-
-// A sh server that answers request 2 with `reply` ("result":… or "error":…).
-std::string answers(const std::string& reply) {
-  return handshake() + "read -r l; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":2," + reply +
-         "}'; cat >/dev/null";
-}
 
 class CliMcp : public ::testing::Test {
  protected:
@@ -54,13 +42,26 @@ class CliMcp : public ::testing::Test {
   static Json sh(const std::string& script) {
     return {{"command", "sh"}, {"args", {"-c", script}}};
   }
+  // Its files are the test's own: no user's ~/.config, no project but the test's.
+  McpCommand hermetic(const std::string& config_file, const std::string& server,
+                      const std::string& tool = "", const std::string& arguments = "") {
+    McpCommand command;
+    command.config_file = config_file;
+    command.server = server;
+    command.tool = tool;
+    command.arguments = arguments;
+    command.version = "test";
+    command.project_root = dir_ + "/project";
+    command.config_home = dir_ + "/config";
+    command.home = dir_ + "/home";
+    command.state_dir = dir_ + "/state";
+    return command;
+  }
   int list(const std::string& server, const Json& servers) {
-    McpCommand command{config(servers), server, "", "", "test"};
-    return run_mcp_list(command, out_, err_);
+    return run_mcp_list(hermetic(config(servers), server), out_, err_);
   }
   int call(const std::string& tool, const std::string& arguments, const Json& servers) {
-    McpCommand command{config(servers), "fake", tool, arguments, "test"};
-    return run_mcp_call(command, out_, err_);
+    return run_mcp_call(hermetic(config(servers), "fake", tool, arguments), out_, err_);
   }
 
   void (*old_sigpipe_)(int) = SIG_DFL;
@@ -131,10 +132,11 @@ TEST_F(CliMcp, UsageAndConfigurationErrorsExitTwo) {
   EXPECT_EQ(list("web", servers), 2);
   EXPECT_EQ(err_.str(), "toolhost: web: HTTP servers are not supported yet\n");
   err_.str("");
-  McpCommand no_config{"", "fake", "x", "", "test"};
-  EXPECT_EQ(run_mcp_call(no_config, out_, err_), 2);
+  EXPECT_EQ(run_mcp_call(hermetic("", "fake", "x"), out_, err_), 2);
   EXPECT_EQ(err_.str(),
-            "toolhost: no MCP servers configured: give --config FILE.json with mcp.servers\n");
+            "toolhost: no MCP servers configured: give --config FILE.json with mcp.servers, or "
+            "write ~/.config/toolhost/mcp.json or the project's .mcp.json (:help "
+            "toolhost-mcp-config)\n");
 }
 
 }  // namespace
