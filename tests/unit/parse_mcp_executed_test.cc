@@ -22,28 +22,28 @@ Lines with_header(const Lines& block) {
   return lines;
 }
 
-Lines result_block(const std::string& tool, Status status) {
+Lines result_lines(const std::string& tool, Status status) {
   return {"````result id=th-9 tool=" + tool + " status=" + std::string(to_string(status)) +
               " duration=0.01s",
           "output", "````"};
 }
 
-struct Finished {
+struct FinishedBlock {
   ToolCall before;
   Lines rewritten;
   ParseResult after;
 };
 
-Finished finish(const Lines& block, Status status) {
+FinishedBlock finish_block(const Lines& block, Status status) {
   const Options options = testing::mcp_options();
-  Finished out;
+  FinishedBlock out;
   ParseResult first = parse(with_header(block), options);
   EXPECT_EQ(first.calls.size(), 1u);
   if (first.calls.empty()) return out;
   out.before = first.calls[0];
   out.rewritten = results::executed_form(out.before, block, status);
   Lines buffer = with_header(out.rewritten);
-  for (auto& line : result_block(out.before.tool, status)) buffer.push_back(line);
+  for (auto& line : result_lines(out.before.tool, status)) buffer.push_back(line);
   out.after = parse(buffer, options);
   return out;
 }
@@ -58,7 +58,7 @@ TEST(ParseMcpExecuted, EveryStatusRewritesTheHeaderAndReadsBackAsTheSameCall) {
       {Status::Rejected, "✗ Rejected:"},  {Status::Interrupted, "✗ Interrupted:"},
   };
   for (const auto& [status, label] : labels) {
-    Finished f = finish(kEcho, status);
+    FinishedBlock f = finish_block(kEcho, status);
     Lines expected = kEcho;
     expected[0] = std::string(label) + " `everything__echo`";
     EXPECT_EQ(f.rewritten, expected) << label;
@@ -74,8 +74,9 @@ TEST(ParseMcpExecuted, EveryStatusRewritesTheHeaderAndReadsBackAsTheSameCall) {
 }
 
 TEST(ParseMcpExecuted, TheHeaderNamesTheToolAsTheTableDoes) {
-  Finished f = finish({"**Tool:** `my docs__search.v2`", "```json", "{\"query\": \"q\"}", "```"},
-                      Status::Succeeded);
+  FinishedBlock f =
+      finish_block({"**Tool:** `my docs__search.v2`", "```json", "{\"query\": \"q\"}", "```"},
+                   Status::Succeeded);
   ASSERT_FALSE(f.rewritten.empty());
   EXPECT_EQ(f.rewritten[0], "✓ Called: `my_docs__search.v2`");
   ASSERT_EQ(f.after.calls.size(), 1u);
@@ -85,7 +86,8 @@ TEST(ParseMcpExecuted, TheHeaderNamesTheToolAsTheTableDoes) {
 
 TEST(ParseMcpExecuted, ABuiltinNamedInAToolHeaderReadsBackFromItsFence) {
   for (Status status : {Status::Succeeded, Status::Failed}) {
-    Finished f = finish({"**Tool:** `read_file`", "```json", "{\"path\": \"a.c\"}", "```"}, status);
+    FinishedBlock f =
+        finish_block({"**Tool:** `read_file`", "```json", "{\"path\": \"a.c\"}", "```"}, status);
     ASSERT_EQ(f.after.calls.size(), 1u);
     EXPECT_EQ(f.after.calls[0].tool, "read_file");
     EXPECT_EQ(f.after.calls[0].params, (json{{"path", "a.c"}}));
@@ -94,11 +96,11 @@ TEST(ParseMcpExecuted, ABuiltinNamedInAToolHeaderReadsBackFromItsFence) {
 }
 
 TEST(ParseMcpExecuted, ARunAgainTakesTheLabelOfItsNewStatus) {
-  Finished f = finish(kEcho, Status::Failed);
+  FinishedBlock f = finish_block(kEcho, Status::Failed);
   ASSERT_EQ(f.after.calls.size(), 1u);
   Lines again = results::rerun_form(f.after.calls[0], f.rewritten, Status::Succeeded);
   EXPECT_EQ(again[0], "✓ Called: `everything__echo`");
-  Finished ok = finish(kEcho, Status::Succeeded);
+  FinishedBlock ok = finish_block(kEcho, Status::Succeeded);
   ASSERT_EQ(ok.after.calls.size(), 1u);
   EXPECT_EQ(results::rerun_form(ok.after.calls[0], ok.rewritten, Status::TimedOut)[0],
             "✗ Timed out: `everything__echo`");
@@ -106,7 +108,7 @@ TEST(ParseMcpExecuted, ARunAgainTakesTheLabelOfItsNewStatus) {
 
 TEST(ParseMcpExecuted, AFinishedCallOfAToolNoLongerInTheTableIsStillListed) {
   Lines buffer = with_header({"✓ Called: `gone__tool`", "```json", "{\"x\": 1}", "```"});
-  for (auto& line : result_block("gone__tool", Status::Succeeded)) buffer.push_back(line);
+  for (auto& line : result_lines("gone__tool", Status::Succeeded)) buffer.push_back(line);
   ParseResult r = parse(buffer, testing::mcp_options());
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].tool, "gone__tool");
@@ -117,7 +119,7 @@ TEST(ParseMcpExecuted, AFinishedCallOfAToolNoLongerInTheTableIsStillListed) {
 TEST(ParseMcpExecuted, AFailedTerminalCommandNamedLikeItsToolIsNoToolForm) {
   // `✗ Failed: `bash`` is a terminal command `bash` (the alias), not a `**Tool:**` block.
   Lines buffer = with_header({"✗ Failed: `bash`"});
-  for (auto& line : result_block("run_terminal_command", Status::Failed)) buffer.push_back(line);
+  for (auto& line : result_lines("run_terminal_command", Status::Failed)) buffer.push_back(line);
   ParseResult r = parse(buffer, testing::mcp_options());
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].params, (json{{"command", "bash"}}));
