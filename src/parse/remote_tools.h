@@ -1,6 +1,6 @@
 #pragma once
 // MCP servers' tools in chat blocks (SPEC 13.3): the table's tools that carry a
-// core::RemoteTool, found by their server and their own name (CodeCompanion's `use_mcp_tool`)
+// core::RemoteTool, found by their server and their own name (mcphub's `use_mcp_tool`)
 // or by a name a model may write for them, and their arguments as JSON text.
 
 #include <nlohmann/json.hpp>
