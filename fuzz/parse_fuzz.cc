@@ -27,6 +27,24 @@ std::vector<std::string> split_lines(const uint8_t* data, size_t size) {
   return lines;
 }
 
+// The built-ins and two MCP servers' tools (SPEC 13.3), so `use_mcp_tool` actions, `**Tool:**`
+// headers and their executed forms resolve as in a host that has servers.
+core::ToolTable fuzz_tool_table() {
+  core::ToolTable table = core::builtin_tool_table();
+  auto add = [&](const char* server, const char* tool, const char* name) {
+    core::ToolSpec spec;
+    spec.name = name;
+    spec.remote = core::RemoteTool{};
+    spec.remote->server = server;
+    spec.remote->tool = tool;
+    table.tools.push_back(std::move(spec));
+  };
+  add("everything", "echo", "everything__echo");
+  add("everything", "add", "everything__add");
+  add("my docs", "search.v2", "my_docs__search.v2");
+  return table;
+}
+
 std::string printable(const parse::ParseResult& result) {
   return parse::to_json(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -37,7 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const uint8_t flags = data[0];
   parse::Options options;
-  options.tools = core::builtin_tool_table();
+  static const core::ToolTable tools = fuzz_tool_table();
+  options.tools = tools;
   options.complete = (flags & 1) != 0;
   std::vector<std::string> lines = split_lines(data + 1, size - 1);
 

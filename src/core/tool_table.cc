@@ -11,6 +11,8 @@ constexpr std::pair<Status, std::string_view> kFailureLabels[] = {
     {Status::Failed, "✗ Failed:"},  // last: every other unsuccessful status
 };
 
+constexpr std::string_view kCalledLabel = "✓ Called:";
+
 }  // namespace
 
 const ToolSpec* ToolTable::find(std::string_view name_or_alias) const {
@@ -178,8 +180,12 @@ std::string executed_label(Status status, const ToolSpec* spec) {
   return "✗ Failed:";
 }
 
+std::string called_label(Status status) {
+  return status == Status::Succeeded ? std::string(kCalledLabel) : executed_label(status, nullptr);
+}
+
 std::vector<std::string> executed_labels(const ToolTable& table) {
-  std::vector<std::string> labels{ToolSpec{}.done_label};
+  std::vector<std::string> labels{ToolSpec{}.done_label, std::string(kCalledLabel)};
   for (const auto& tool : table.tools) {
     if (std::find(labels.begin(), labels.end(), tool.done_label) == labels.end()) {
       labels.push_back(tool.done_label);

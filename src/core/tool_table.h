@@ -82,7 +82,11 @@ ToolTable tool_table_for(const Config& config);
 // The header of an executed llm-sidekick block (SPEC 10.1): the tool's `done_label` on
 // success, else "✗ Failed:", "✗ Timed out:", "✗ Canceled:", "✗ Rejected:", "✗ Interrupted:".
 std::string executed_label(Status status, const ToolSpec* spec);
-// Every label executed_label() can return for the tools of `table`, for reading them back.
+// The header of an executed `**Tool:** `name`` block (SPEC 13.3, any tool named by the table,
+// an MCP server's above all): "✓ Called:" on success, else the failure labels above.
+std::string called_label(Status status);
+// Every label executed_label() and called_label() can return for the tools of `table`, for
+// reading them back.
 std::vector<std::string> executed_labels(const ToolTable& table);
 
 }  // namespace toolhost::core

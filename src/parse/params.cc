@@ -4,6 +4,8 @@
 #include <cctype>
 #include <map>
 
+#include "parse/remote_tools.h"
+
 namespace toolhost::parse {
 namespace {
 
@@ -109,8 +111,8 @@ std::string structured_text_param(const ToolSpec& spec, const nlohmann::json& pa
 
 std::variant<ResolvedCall, std::string> resolve_call(const ToolTable& table, std::string_view tool,
                                                      nlohmann::json params) {
-  const ToolSpec* spec = table.find(tool);
-  if (!spec) return "unknown tool `" + std::string(tool) + "`";
+  const ToolSpec* spec = find_tool(table, tool);
+  if (!spec) return unknown_tool_message(table, tool);
   if (!params.is_object()) return "the parameters of `" + spec->name + "` are not an object";
   const std::string structured = structured_text_param(*spec, params);
   if (!structured.empty()) {

@@ -7,6 +7,7 @@
 #include "parse/sidekick_block.h"
 #include "parse/sidekick_header.h"
 #include "parse/sidekick_replace.h"
+#include "parse/sidekick_tool.h"
 #include "parse/text.h"
 
 namespace toolhost::parse {
@@ -230,7 +231,12 @@ std::optional<Found> read_executed(const ReadContext& ctx, BlockStart at, const 
   const ToolSpec* spec = ctx.options.tools.find(result->tool);
   std::string tool = spec ? spec->name : result->tool;
   nlohmann::json params = nlohmann::json::object();
-  if (tool == "run_terminal_command") {
+  std::optional<nlohmann::json> tool_params =
+      executed_tool_params(header, fences, result->tool, tool);
+  const bool tool_form = tool_params.has_value();
+  if (tool_form) {
+    params = std::move(*tool_params);
+  } else if (tool == "run_terminal_command") {
     if (header.span)
       params["command"] = *header.span;
     else if (!fences.empty())
@@ -249,7 +255,7 @@ std::optional<Found> read_executed(const ReadContext& ctx, BlockStart at, const 
     params["search"] = std::move(replacements->search);
     params["replace"] = std::move(replacements->replace);
   }
-  if (!purpose.text.empty()) params["purpose"] = purpose.text;
+  if (!purpose.text.empty() && !tool_form) params["purpose"] = purpose.text;
 
   ToolCall call;
   // A finished call is listed even when its text no longer resolves (a tool since removed).
@@ -312,6 +318,7 @@ std::optional<Found> read_sidekick_block(const ReadContext& ctx, int row, int co
     case HeaderKind::List: return read_header_only(ctx, at, header);
     case HeaderKind::Replace: return read_replace(ctx, at, header);
     case HeaderKind::Insert: return read_insert(ctx, at, header);
+    case HeaderKind::Tool: return read_tool_block(ctx, at, header);
     case HeaderKind::Executed: return read_executed(ctx, at, header);
   }
   return std::nullopt;

@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "parse/params.h"
+#include "parse/remote_tools.h"
 #include "parse/results.h"
 #include "parse/sidekick_header.h"
 #include "parse/text.h"
@@ -60,7 +61,7 @@ Found unclosed(const ReadContext& ctx, BlockStart at, int fence_row, const std::
   Found found;
   found.next_row = ctx.end;
   ToolCall call;
-  const ToolSpec* spec = ctx.options.tools.find(tool);
+  const ToolSpec* spec = find_tool(ctx.options.tools, tool);
   call.tool = spec ? spec->name : tool;
   call.params = std::move(params);
   call.start = at.row;

@@ -17,6 +17,7 @@ constexpr LabelKind kLabels[] = {
     {"Create", HeaderKind::Create},   {"Replace", HeaderKind::Replace},
     {"Path", HeaderKind::Replace},    {"Read", HeaderKind::Read},
     {"ls", HeaderKind::List},         {"Insert", HeaderKind::Insert},
+    {"Tool", HeaderKind::Tool},
 };
 
 // llm-sidekick names the terminal block after the basename of 'shell' (`**zsh**`). toolhost runs
@@ -95,7 +96,7 @@ std::vector<Header> label_headers(std::string_view text, size_t at) {
     size_t end = 0;
     auto span = code_span_at(text, skip_space(text, close + 4), end);
     if (!span) return {};
-    headers.push_back(Header{label->kind, std::move(span), at});
+    headers.push_back(Header{label->kind, std::move(span), at, ""});
     at = skip_space(text, end);
   }
   return headers;
@@ -111,10 +112,10 @@ std::optional<Header> executed_header(std::string_view body, const ToolTable& to
   for (const std::string& prefix : core::executed_labels(tools)) {
     if (!starts_with(body, prefix)) continue;
     std::string_view rest = trim(body.substr(prefix.size()));
-    if (rest.empty()) return Header{HeaderKind::Executed, std::nullopt, column};
+    if (rest.empty()) return Header{HeaderKind::Executed, std::nullopt, column, prefix};
     auto span = whole_code_span(rest);
     if (!span) return std::nullopt;
-    return Header{HeaderKind::Executed, span, column};
+    return Header{HeaderKind::Executed, span, column, prefix};
   }
   return std::nullopt;
 }
@@ -127,7 +128,7 @@ std::vector<Header> parse_headers(std::string_view text, const ToolTable& tools)
   const size_t column = text.size() - stripped->size();
   std::string_view body = *stripped;
   while (!body.empty() && is_space(body.back())) body.remove_suffix(1);
-  if (is_shell_header(body)) return {Header{HeaderKind::Shell, std::nullopt, column}};
+  if (is_shell_header(body)) return {Header{HeaderKind::Shell, std::nullopt, column, ""}};
   if (starts_with(body, "**")) {
     std::vector<Header> headers = label_headers(body, 0);
     for (auto& header : headers) header.column += column;

@@ -12,12 +12,24 @@
 
 namespace toolhost::parse {
 
-enum class HeaderKind { Shell, Execute, Write, Create, Replace, Read, List, Insert, Executed };
+enum class HeaderKind {
+  Shell,
+  Execute,
+  Write,
+  Create,
+  Replace,
+  Read,
+  List,
+  Insert,
+  Tool,
+  Executed
+};
 
 struct Header {
   HeaderKind kind;
-  std::optional<std::string> span;  // the path or command in the header's code span
+  std::optional<std::string> span;  // the path, command or tool name in the header's code span
   size_t column = 0;                // where the header starts in the text it was read from
+  std::string label;                // an executed header's label ("✓ Called:")
 };
 
 // The headers `text` consists of, in order; empty when it is prose. Label headers may stand side

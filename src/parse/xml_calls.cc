@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "parse/params.h"
+#include "parse/remote_tools.h"
 #include "parse/text.h"
 
 namespace toolhost::parse {
@@ -117,12 +118,52 @@ std::variant<RawCall, std::string> files_action(const std::string& type, nlohman
   return "unknown `files` action `" + type + "`";
 }
 
-std::variant<RawCall, std::string> action_call(const std::string& tool,
+std::string text_member(const nlohmann::json& params, const char* name) {
+  auto it = params.find(name);
+  return it != params.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// mcphub's actions (SPEC 13.3): `<tool name="mcp"><action type="use_mcp_tool">` before its
+// 5.0, `<tool name="use_mcp_tool"><action>` since; `server_name`, `tool_name` and the arguments
+// as JSON text in `tool_input` (mcphub) or `arguments`. The call is of the table's tool that
+// server offers under that name, whatever name the table gave it.
+std::variant<RawCall, std::string> mcp_action(const ToolTable& tools, const std::string& action,
+                                              const nlohmann::json& params) {
+  const std::string server = text_member(params, "server_name");
+  if (action == "access_mcp_resource") {
+    return "`access_mcp_resource` (MCP server `" + server + "`, resource `" +
+           text_member(params, "uri") +
+           "`) is not supported: toolhost calls MCP servers' tools, not their resources";
+  }
+  const std::string tool = text_member(params, "tool_name");
+  if (server.empty() || tool.empty()) {
+    return "`use_mcp_tool` needs `<server_name>` and `<tool_name>`";
+  }
+  auto found = find_remote_tool(tools, server, tool);
+  if (auto* error = std::get_if<std::string>(&found)) return *error;
+  const char* key = params.contains("arguments") ? "arguments" : "tool_input";
+  auto arguments = arguments_object(
+      params.contains(key) ? params[key] : nlohmann::json(),
+      "the `<" + std::string(key) + ">` of MCP server `" + server + "`, tool `" + tool + "`,");
+  if (auto* error = std::get_if<std::string>(&arguments)) return *error;
+  return RawCall{std::get<const ToolSpec*>(found)->name,
+                 std::move(std::get<nlohmann::json>(arguments))};
+}
+
+bool is_mcp_action(std::string_view name) {
+  return name == "use_mcp_tool" || name == "access_mcp_resource";
+}
+
+std::variant<RawCall, std::string> action_call(const ToolTable& tools, const std::string& tool,
                                                const pugi::xml_node& action) {
   nlohmann::json params = params_of(action);
   params.erase("flag");  // cmd_runner's flag is CodeCompanion's business, not a parameter
   std::string type = action.attribute("type").value();
   if (tool == "files") return files_action(type, std::move(params));
+  if (tool == "mcp" && !tools.find(tool)) {
+    if (is_mcp_action(type)) return RawCall{type, std::move(params)};
+    return "the `mcp` tool's action needs type=\"use_mcp_tool\" (or \"access_mcp_resource\")";
+  }
   if (tool == "editor" && !type.empty()) params["action"] = type;
   return RawCall{tool, std::move(params)};
 }
@@ -177,7 +218,8 @@ class XmlReader {
     if (name.empty()) name = element_text(tool.child("name"));
     name = std::string(trim_space(name));
     if (tool.child("action")) {
-      for (pugi::xml_node action : tool.children("action")) add(action_call(name, action), action);
+      for (pugi::xml_node action : tool.children("action"))
+        add(action_call(ctx_.options.tools, name, action), action);
     } else if (pugi::xml_node parameters = tool.child("parameters")) {
       add(RawCall{name, params_of(parameters)}, tool);
     } else {
@@ -190,6 +232,11 @@ class XmlReader {
   void add(std::variant<RawCall, std::string> raw, const pugi::xml_node& node) {
     int row = node_row(node);
     if (auto* error = std::get_if<std::string>(&raw)) return fail(row, *error);
+    if (auto* mcp = std::get_if<RawCall>(&raw);
+        is_mcp_action(mcp->tool) && !ctx_.options.tools.find(mcp->tool)) {
+      raw = mcp_action(ctx_.options.tools, mcp->tool, mcp->params);
+      if (auto* error = std::get_if<std::string>(&raw)) return fail(row, *error);
+    }
     auto& call = std::get<RawCall>(raw);
     if (auto error = markup_in_text(ctx_.options.tools, call)) return fail(row, *error);
     auto resolved = resolve_call(ctx_.options.tools, call.tool, std::move(call.params));

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/tool_table.h"
+#include "parse/sidekick_header.h"
 #include "parse/text.h"
 
 namespace toolhost::results {
@@ -46,6 +47,23 @@ std::vector<std::string> fenced(const std::string& text) {
   return out;
 }
 
+// A `**Tool:** `name`` block (SPEC 13.3), or its executed form: ``✓ Called: `name` ``, or a
+// failure label naming the call's tool above the fence it kept. Its header names the tool.
+bool is_tool_form(const parse::ToolCall& call, const std::vector<std::string>& block_lines) {
+  static const core::ToolTable builtins = core::builtin_tool_table();
+  if (block_lines.empty()) return false;
+  std::vector<parse::Header> headers = parse::parse_headers(block_lines[0], builtins);
+  if (headers.size() != 1) return false;
+  const parse::Header& header = headers.front();
+  if (header.kind == parse::HeaderKind::Tool) return true;
+  if (header.kind != parse::HeaderKind::Executed || !header.span) return false;
+  if (header.label == core::called_label(core::Status::Succeeded)) return true;
+  const bool kept_fence =
+      std::any_of(block_lines.begin() + 1, block_lines.end(),
+                  [](const std::string& line) { return parse::fence_open(line).has_value(); });
+  return parse::starts_with(header.label, "✗ ") && *header.span == call.tool && kept_fence;
+}
+
 }  // namespace
 
 bool keeps_block(const parse::ToolCall& call) {
@@ -59,6 +77,12 @@ std::vector<std::string> executed_form(const parse::ToolCall& call,
                                        const std::vector<std::string>& block_lines,
                                        core::Status status) {
   if (keeps_block(call)) return block_lines;
+  if (is_tool_form(call, block_lines)) {
+    // The fence holding the arguments stays; the header names the tool as the table does.
+    std::vector<std::string> out = block_lines;
+    out[0] = core::called_label(status) + " `" + call.tool + "`";
+    return out;
+  }
   if (call.tool != "run_terminal_command") {
     // File tools keep their parameter fences (the user sees what changed); only the header
     // line changes.
@@ -108,9 +132,11 @@ std::vector<std::string> rerun_form(const parse::ToolCall& call,
   static const std::vector<std::string> labels = core::executed_labels(core::builtin_tool_table());
   std::string& header = block_lines[0];
   const size_t indent = header.find_first_not_of(' ');
+  const std::string now =
+      is_tool_form(call, block_lines) ? core::called_label(status) : label(status, call.tool);
   for (const auto& old : labels) {
     if (indent != std::string::npos && header.compare(indent, old.size(), old) == 0) {
-      header.replace(indent, old.size(), label(status, call.tool));
+      header.replace(indent, old.size(), now);
       break;
     }
   }

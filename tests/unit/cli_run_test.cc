@@ -146,6 +146,25 @@ TEST_F(CliRun, SidekickWithYesRunsEverythingAndASecondRunFindsNothing) {
   EXPECT_EQ(first.st_ino, second.st_ino) << "nothing ran, so the file is not even rewritten";
 }
 
+// SPEC 13.3's `**Tool:**` header, here naming a built-in: run, rewritten to `✓ Called:` above
+// the kept fence, and finished when the file is read again.
+TEST_F(CliRun, AToolHeaderBlockEndsAsCalledAndASecondRunFindsNothing) {
+  spit(chat_,
+       "USER: read the notes\nASSISTANT: ok\n**Tool:** `read_file`\n```json\n"
+       "{\"path\": \"notes.txt\"}\n```\nUSER: \n");
+  Outcome r = run();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(chat(),
+            "USER: read the notes\nASSISTANT: ok\n✓ Called: `read_file`\n```json\n"
+            "{\"path\": \"notes.txt\"}\n```\n"
+            "````result id=th-1 tool=read_file status=succeeded duration=T\n"
+            "     1\tfirst note\n     2\tsecond note\n````\nUSER: \n");
+  const std::string before = slurp(chat_);
+  Outcome again = run(/*yes=*/true);
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(slurp(chat_), before);
+}
+
 TEST_F(CliRun, DryRunSaysWhatWouldHappenAndChangesNothing) {
   std::string original = copy_fixture("sidekick.chat.md");
   Outcome r = run(/*yes=*/false, /*dry_run=*/true);
