@@ -11,10 +11,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <functional>
-#include <mutex>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -121,8 +121,8 @@ std::vector<double> call_times(Agent& agent, int calls) {
   std::vector<double> ms;
   for (int i = -5; i < calls; ++i) {
     uint64_t t0 = now_ns();
-    json result = agent.request("tools/call", {{"name", "read_file"},
-                                               {"arguments", {{"path", "p9.txt"}}}});
+    json result =
+        agent.request("tools/call", {{"name", "read_file"}, {"arguments", {{"path", "p9.txt"}}}});
     if (result.value("isError", true)) throw std::runtime_error("P9 call: " + result.dump());
     if (i >= 0) ms.push_back(static_cast<double>(now_ns() - t0) / 1e6);
   }
@@ -147,11 +147,10 @@ void Bench::p9_agents() {
     for (uint64_t i = 0; i < s_.p9_stream_bytes / 1024; ++i) big << line << "\n";
   }
   // The agent's server sees Neovim's directories (the registry, the history).
-  const std::vector<std::string> env = {
-      "XDG_STATE_HOME=" + where["state"].get<std::string>(),
-      "XDG_DATA_HOME=" + where["data"].get<std::string>(),
-      "XDG_CACHE_HOME=" + where["cache"].get<std::string>(),
-      "XDG_RUNTIME_DIR=" + where["runtime"].get<std::string>()};
+  const std::vector<std::string> env = {"XDG_STATE_HOME=" + where["state"].get<std::string>(),
+                                        "XDG_DATA_HOME=" + where["data"].get<std::string>(),
+                                        "XDG_CACHE_HOME=" + where["cache"].get<std::string>(),
+                                        "XDG_RUNTIME_DIR=" + where["runtime"].get<std::string>()};
   {
     Agent relayed(o_.binary, root, env, "bench-agent");
     f_["p9"]["relayed"] = stats(call_times(relayed, s_.p9_calls));
@@ -171,7 +170,8 @@ void Bench::p9_agents() {
     Agent alone(o_.binary, headless, env, "bench-agent");
     f_["p9"]["headless"] = stats(call_times(alone, s_.p9_calls));
   }
-  // Neovim's round trips: idle, then while two agents stream a `cat` each (with progress).
+  // Neovim's round trips: idle, while two agents stream a `cat` each (with progress), and the
+  // floor.
   auto probed = [&](const std::function<void()>& body) {
     probe_->probing(true);
     uint64_t from = now_ns();
@@ -182,15 +182,15 @@ void Bench::p9_agents() {
     for (const auto& r : probe_->rtts(from, to)) ms.push_back(r.ms);
     return ms;
   };
-  std::vector<double> idle, streaming;
+  std::vector<double> idle, floor, streaming;
   std::atomic<size_t> progress{0};
   std::mutex failed_mutex;
   std::string failed;
   for (int round = 0; round < 3; ++round) {
-    auto quiet = probed([&] {
-      std::this_thread::sleep_for(std::chrono::duration<double>(s_.p9_idle_s));
-    });
+    auto quiet =
+        probed([&] { std::this_thread::sleep_for(std::chrono::duration<double>(s_.p9_idle_s)); });
     idle.insert(idle.end(), quiet.begin(), quiet.end());
+    const uint64_t busy_from = now_ns();
     auto busy = probed([&] {
       std::vector<std::thread> agents;
       for (int a = 0; a < 2; ++a) {
@@ -211,10 +211,27 @@ void Bench::p9_agents() {
       }
       for (auto& t : agents) t.join();
     });
+    const uint64_t busy_ns = now_ns() - busy_from;
     if (!failed.empty()) throw std::runtime_error(failed);
     streaming.insert(streaming.end(), busy.begin(), busy.end());
+    // The machine's floor under the same load (as P1's): each agent's `cat` piped into a
+    // reader, with neither toolhost nor Neovim involved, again and again for as long as the
+    // agents streamed (one pair lasts a tenth of that: too few probes for a p99).
+    auto bare = probed([&] {
+      const uint64_t until = now_ns() + busy_ns;
+      do {
+        std::vector<pid_t> pids;
+        for (int a = 0; a < 2; ++a) {
+          pids.push_back(
+              spawn({"/bin/sh", "-c", "cat '" + root + "/p9-stream.txt' | cat > /dev/null"}));
+        }
+        for (pid_t pid : pids) wait_for_pid(pid);
+      } while (now_ns() < until);
+    });
+    floor.insert(floor.end(), bare.begin(), bare.end());
   }
   f_["p9"]["rpc_idle_ms"] = stats(idle);
+  f_["p9"]["rpc_floor_ms"] = stats(floor);
   f_["p9"]["rpc_streaming_ms"] = stats(streaming);
   f_["p9"]["progress_notifications"] = progress.load();
   f_["p9"]["calls"] = s_.p9_calls;

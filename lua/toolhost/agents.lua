@@ -64,7 +64,23 @@ local function agent_buffer(client, intro)
   end
   vim.b[buf].toolhost_agent = client
   vim.bo[buf].swapfile = false
-  vim.bo[buf].filetype = "markdown"
+  -- Markdown once it is shown: its syntax and ftplugin take 15-30 ms per buffer, which would
+  -- stall every other client of Neovim when an agent connects (most agent buffers are never
+  -- looked at: their calls run at once). A buffer found by name may have it already.
+  if vim.bo[buf].filetype ~= "markdown" then
+    if vim.fn.bufwinid(buf) ~= -1 then
+      vim.bo[buf].filetype = "markdown"
+    else
+      api.nvim_create_autocmd("BufWinEnter", {
+        buffer = buf,
+        once = true,
+        nested = true, -- FileType and Syntax fire
+        callback = function()
+          vim.bo[buf].filetype = "markdown"
+        end,
+      })
+    end
+  end
   require("toolhost.rewrite").write(buf, 0, -1, { intro })
   buffers[client] = buf
   return buf

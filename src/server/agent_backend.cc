@@ -36,10 +36,49 @@ void AgentBackend::start(Call call, Sink sink) {
   std::weak_ptr<bool> alive = alive_;
   const uint64_t id = call.id;
   const int offset = message.block_offset;
+  if (!needs_approval) {
+    if (auto ahead = start_ahead(id, call.client, message)) {
+      // Running already: Lua writes its block, and the session binds the job to it. The
+      // session hears where it went even when this connection has closed meanwhile.
+      const auto [buf, call_id] = *ahead;
+      AgentHub* hub = &hub_;
+      hub_.append(call.client, message, false,
+                  [hub, hub_alive = hub_.alive(), buf, call_id, offset](const std::string& error,
+                                                                        int64_t at, int row) {
+                    if (hub_alive.expired()) return;
+                    session::Session* session = hub->session(buf);
+                    if (!session) return;
+                    session->agent_block_written(call_id,
+                                                 error.empty() && at == buf ? row + offset : -1);
+                  });
+      return;
+    }
+  }
   hub_.append(call.client, message, needs_approval,
               [this, alive, id, offset](const std::string& error, int64_t buf, int row) {
                 if (auto live = alive.lock(); live && *live) appended(id, error, buf, row + offset);
               });
+}
+
+std::optional<std::pair<int64_t, std::string>> AgentBackend::start_ahead(
+    uint64_t id, const std::string& client, const agents::CallMessage& message) {
+  session::Session* session = hub_.agent_session(client);
+  if (!session) return std::nullopt;  // its buffer is made (or read) by the append
+  std::optional<parse::ToolCall> call = session->agent_call_ahead(message.lines);
+  if (!call) return std::nullopt;
+  Pending& pending = calls_[id];
+  pending.buf = session->buf();
+  pending.call_id = call->id;
+  // Bound first: the job's events come from the session.
+  hub_.bind(pending.buf, pending.call_id, this, id);
+  if (!session->start_agent_call_ahead(*call)) {
+    hub_.unbind(pending.buf, pending.call_id);
+    pending.buf = 0;
+    pending.call_id.clear();
+    return std::nullopt;
+  }
+  hub_.after_start();
+  return std::make_pair(session->buf(), call->id);
 }
 
 void AgentBackend::appended(uint64_t id, const std::string& error, int64_t buf, int block_row) {

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "agents/call_message.h"
 #include "jobs/types.h"
 #include "mcp/server.h"
 
@@ -41,6 +43,10 @@ class AgentBackend : public mcp::ToolBackend {
     std::string cancel_reason;
   };
 
+  // An auto-acceptable call of an agent whose buffer is watched starts before its block is
+  // written (P9): its buffer and call id, or none when it must wait for its block.
+  std::optional<std::pair<int64_t, std::string>> start_ahead(uint64_t id, const std::string& client,
+                                                             const agents::CallMessage& message);
   // Lua wrote the message: find its call in the session and start it.
   void appended(uint64_t id, const std::string& error, int64_t buf, int block_row);
   void bind(uint64_t id, int64_t buf, int block_row);

@@ -70,6 +70,11 @@ class AgentHub : public session::CallObserver {
   // and open it when the call needs approval.
   void append(const std::string& client, const agents::CallMessage& message, bool needs_approval,
               Appended done);
+  // The session of `client`'s buffer when it is read and watched: a call can start there
+  // before its block is written (Session::agent_call_ahead).
+  session::Session* agent_session(const std::string& client) const;
+  // Expires with the hub: an answer from Neovim may come after it (and its sessions) are gone.
+  std::weak_ptr<bool> alive() const { return alive_; }
   void bind(int64_t buf, const std::string& call_id, AgentBackend* backend, uint64_t id);
   void unbind(int64_t buf, const std::string& call_id);
 
@@ -93,6 +98,11 @@ class AgentHub : public session::CallObserver {
   std::vector<std::unique_ptr<Connection>> closing_;  // destroyed on the next loop turn
   uv_timer_t* sweeper_;                               // freed by its close callback
   std::map<std::pair<int64_t, std::string>, std::pair<AgentBackend*, uint64_t>> bound_;
+  // client -> the buffer Lua last appended to; shared with the appends' answers, which may
+  // come after the hub is gone.
+  std::shared_ptr<std::map<std::string, int64_t>> buffers_ =
+      std::make_shared<std::map<std::string, int64_t>>();
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace toolhost::server

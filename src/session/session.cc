@@ -119,15 +119,21 @@ void Session::sync_feedback() {
       marked_.erase(id);
     }
   }
+  std::vector<parse::ToolCall> placed;  // agents' calls started ahead of their blocks
   for (const auto& id : unsynced_.added) {
     const parse::ToolCall* call = find(id);
     if (call && !marked_.count(id)) {
       ctx_.feedback.mark(buf_, id, call->start, call->end - 1);
       marked_[id] = call->start;
-      if (call->status == core::Status::Pending) show_history(*call);
+      if (ahead_.count(id)) {
+        placed.push_back(*call);
+      } else if (call->status == core::Status::Pending) {
+        show_history(*call);
+      }
     }
   }
   unsynced_ = {};
+  for (const auto& call : placed) place_agent_call(call);
 
   if (same_errors(parsed.errors, shown_errors_)) return;
   shown_errors_ = parsed.errors;
@@ -209,23 +215,34 @@ void Session::run_call(const parse::ToolCall& call, bool force) {
 }
 
 void Session::start(const parse::ToolCall& call, Origin origin, bool automatic) {
+  launch(call, origin, automatic, /*placed=*/true);
+}
+
+bool Session::launch(const parse::ToolCall& call, Origin origin, bool automatic, bool placed) {
   all_done_sent_ = false;
   auto job = tools::job_for(
       call, tools::RunContext{ctx_.config, root_, ctx_.editor, ctx_.loop, buf_, automatic});
-  if (!job) return finish_refused(call, job.error(), origin);
+  if (!job && !placed) return false;
+  if (!job) {
+    finish_refused(call, job.error(), origin);
+    return true;
+  }
 
   jobs::JobSpec spec = std::move(*job);
   spec.buffer_name = name_;
   Active active(ctx_.config.output.stream_lines, ctx_.config.output.stream_width);
   active.call = call;
   active.origin = origin;
+  active.placed = placed;
   const std::string call_id = call.id;
-  // The rewrite expects these rows from the block's first line on (Lua finds it by its mark);
-  // a re-run's take its old result block with them.
-  active.block = rows(call.start, call.result ? call.result->end : call.end);
-  if (call.result) active.replaces = call.result;
-  if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
-  marked_[call_id] = call.start;
+  if (placed) {
+    // The rewrite expects these rows from the block's first line on (Lua finds it by its
+    // mark); a re-run's take its old result block with them.
+    active.block = rows(call.start, call.result ? call.result->end : call.end);
+    if (call.result) active.replaces = call.result;
+    if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
+    marked_[call_id] = call.start;
+  }
   active.started_ns = uv_hrtime();
   auto [it, inserted] = active_.emplace(call_id, std::move(active));
 
@@ -247,6 +264,7 @@ void Session::start(const parse::ToolCall& call, Origin origin, bool automatic) 
   it->second.job_id = ctx_.engine.submit(std::move(spec), std::move(events));
   log::info("session: buffer " + std::to_string(buf_) + " runs " + call.tool + " as " +
             it->second.job_id);
+  if (!placed) return true;
   if (const jobs::JobInfo* job = ctx_.engine.find(it->second.job_id);
       job && job->status == core::Status::Queued) {
     ctx_.feedback.diagnostic(buf_, call_id, call.start, Severity::Hint,
@@ -255,6 +273,7 @@ void Session::start(const parse::ToolCall& call, Origin origin, bool automatic) 
   // This job's progress at once; the others' at the next tick (each start re-showing every
   // running job made 1,000 calls started at once cost a million engine lookups).
   show_progress(call_id, it->second);
+  return true;
 }
 
 void Session::tick() {
@@ -264,6 +283,14 @@ void Session::tick() {
 void Session::show_progress(const std::string& id, Active& active) {
   const jobs::JobInfo* job = ctx_.engine.find(active.job_id);
   if (!job || job->status != core::Status::Running) return;
+  if (!active.placed) {
+    // No block to show it under yet: only its agent hears of it.
+    if (active.stream_dirty && ctx_.observer) {
+      ctx_.observer->call_output(buf_, id, active.tail.lines());
+    }
+    active.stream_dirty = false;
+    return;
+  }
   double elapsed = seconds_since(active.started_ns);
   if (static_cast<long>(elapsed) != active.shown_second) {
     active.shown_second = static_cast<long>(elapsed);
@@ -302,6 +329,9 @@ void Session::detach() {
   // Lua forgets the buffer's extmarks and diagnostics with it.
   marked_.clear();
   shown_errors_.clear();
+  // Their jobs still answer their agents; their blocks get nothing.
+  ahead_.clear();
+  ended_ahead_.clear();
   // Found by rpc_from_lua: a toolhost.call on a buffer whose attach failed waited for ever.
   auto answers = std::move(answers_);
   for (auto& answer : answers) answer();

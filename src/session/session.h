@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,21 @@ class Session {
   // Ends an agent's call that it cancelled or left: a running one is canceled, a waiting one
   // rejected with `reason`. False when it is neither.
   bool end_agent_call(const std::string& call_id, const std::string& reason);
+  // An agent's call started ahead of its block (P9: the agent waits for the tool, not for a
+  // Neovim round trip): `message` is the assistant message the host is about to append to this
+  // buffer. Its call as the parser will read it once appended, with the id the parse will give
+  // it (`start` is -1); none when the message does not hold one complete call, or policy would
+  // not auto-run it.
+  std::optional<parse::ToolCall> agent_call_ahead(const std::vector<std::string>& message) const;
+  // Starts that call now; false when it cannot start (its job is refused): then it goes the
+  // way of any agent call, through its block. Its output and end reach the observer at once;
+  // when the block shows up in the parse, the running job streams there, or the finished one's
+  // result block is written under it.
+  bool start_agent_call_ahead(const parse::ToolCall& call);
+  // Lua wrote the message of a call started ahead at `row` (-1: it could not): a block that
+  // did not read back as the call (the buffer changed meanwhile) keeps nothing of it, and the
+  // job answers the agent only.
+  void agent_block_written(const std::string& call_id, int row);
   bool running(const std::string& call_id) const { return active_.count(call_id) > 0; }
   // Whether auto-run runs this buffer's calls, and the keys the approval hint names.
   void set_auto_run(bool on) { auto_run_ = on; }
@@ -150,6 +166,16 @@ class Session {
     // on, or stops, when it ends, as after a call of its own.
     bool chain_waits = false;
     std::optional<parse::ResultRef> replaces;  // a re-run: the old result block goes
+    // An agent's call started ahead of its block: nothing of it shows in the buffer until the
+    // parse places it (place_agent_call).
+    bool placed = true;
+  };
+  // An agent's call started ahead that ended before its block was parsed: written then.
+  struct EndedAhead {
+    Origin origin = Origin::User;
+    jobs::JobInfo job;
+    std::vector<std::string> body;
+    std::string message;
   };
 
   // After the mirror changed: feedback, and the first time the commands that waited.
@@ -162,6 +188,11 @@ class Session {
   const parse::ToolCall* call_at(int row, const CallFilter& preferred) const;
   // `automatic`: auto-run starts it without the user's approval (RunContext::automatic).
   void start(const parse::ToolCall& call, Origin origin = Origin::User, bool automatic = false);
+  // start(), for a call whose block may not be in the mirror yet (`placed` false): then a job
+  // the policy refuses is not recorded (false), and nothing shows until place_agent_call().
+  bool launch(const parse::ToolCall& call, Origin origin, bool automatic, bool placed);
+  // The parse found the block of an agent's call started ahead: it streams or gets its result.
+  void place_agent_call(const parse::ToolCall& call);
   void on_finished(const std::string& call_id, const jobs::JobInfo& job);
   // A running job's elapsed time and new output lines, when they changed.
   void show_progress(const std::string& call_id, Active& active);
@@ -232,6 +263,10 @@ class Session {
   std::map<std::string, Submitted> submitted_;  // submit()'s calls, by id
   uint64_t next_submission_ = 1;
   bool agent_buffer_ = false;
+  // Agents' calls started ahead whose blocks the parse has not shown yet (running or ended),
+  // and those of them that ended.
+  std::set<std::string> ahead_;
+  std::map<std::string, EndedAhead> ended_ahead_;
   bool handled_ = false;  // a call of the last reply ran or was rejected since it completed
   bool all_done_sent_ = false;
   // Expires with the session: an answer from Neovim (an auto_accept function's) may come after

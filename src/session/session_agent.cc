@@ -1,6 +1,11 @@
 // An outside agent's calls (SPEC 13.5): the host writes each into the agent's buffer as a
 // block, and from there it is a chat block like any other, but that it starts (or waits for
 // approval) as soon as it is parsed, whatever the buffer's auto_run, and no chain follows it.
+#include <unordered_set>
+
+#include "base/log.h"
+#include "parse/call_id.h"
+#include "parse/message_parser.h"
 #include "session/session.h"
 #include "tools/policy.h"
 
@@ -36,6 +41,78 @@ bool Session::end_agent_call(const std::string& call_id, const std::string& reas
   end_unrun(*call, core::Status::Canceled, reason,
             {"The agent withdrew this call before it ran.", "Reason: " + reason});
   return true;
+}
+
+std::optional<parse::ToolCall> Session::agent_call_ahead(
+    const std::vector<std::string>& message) const {
+  if (!ready_ || detached_) return std::nullopt;
+  // Read as the parser will read it once appended (the message's rows after its header): the
+  // same options, the same tool and parameters.
+  if (message.size() < 2) return std::nullopt;
+  parse::MessageCalls alone = parse::parse_message(message, 1, static_cast<int>(message.size()),
+                                                   parser_.options(), /*open_end=*/false);
+  if (alone.calls.size() != 1 || !alone.errors.empty()) return std::nullopt;
+  parse::ToolCall call = std::move(alone.calls.front());
+  if (call.status != core::Status::Pending) return std::nullopt;
+  if (!tools::auto_accept(call, ctx_.config, root_).auto_run()) return std::nullopt;
+  // Its id counts the identical calls above it (SPEC 3): those of the mirror, then those
+  // started ahead whose blocks are on their way (their ids are the next ones, in order).
+  std::unordered_set<std::string_view> taken;
+  for (const auto& known : parser_.result().calls) taken.insert(known.id);
+  const uint64_t content = alone.content_hashes.front();
+  for (int k = 0;; ++k) {
+    call.id = parse::call_id_from_hash(content, k);
+    if (!taken.count(call.id) && !ahead_.count(call.id)) break;
+  }
+  call.start = call.end = -1;
+  call.message = -1;
+  return call;
+}
+
+bool Session::start_agent_call_ahead(const parse::ToolCall& call) {
+  if (active_.count(call.id) || ahead_.count(call.id)) return false;
+  ahead_.insert(call.id);
+  if (!launch(call, Origin::User, /*automatic=*/true, /*placed=*/false)) {
+    ahead_.erase(call.id);
+    return false;
+  }
+  return true;
+}
+
+void Session::place_agent_call(const parse::ToolCall& call) {
+  ahead_.erase(call.id);
+  if (auto running = active_.find(call.id); running != active_.end()) {
+    Active& active = running->second;
+    active.call = call;
+    active.block = rows(call.start, call.end);
+    active.placed = true;
+    active.shown_second = -1;  // its running diagnostic at once
+    active.stream_dirty = !active.tail.lines().empty();
+    if (const jobs::JobInfo* job = ctx_.engine.find(active.job_id);
+        job && job->status == core::Status::Queued) {
+      ctx_.feedback.diagnostic(buf_, call.id, call.start, Severity::Hint,
+                               "⟳ " + call.tool + " (queued)");
+    }
+    show_progress(call.id, active);
+    return;
+  }
+  auto ended = ended_ahead_.find(call.id);
+  if (ended == ended_ahead_.end()) return;
+  EndedAhead end = std::move(ended->second);
+  ended_ahead_.erase(ended);
+  // The observer heard of its end already; it is told again here and finds no one waiting.
+  write_result(call, rows(call.start, call.end), end.job, std::move(end.body), end.message);
+  announce_finished(end.job);
+  after_handled(call.id, end.job.status, /*chained=*/false, end.origin);
+}
+
+void Session::agent_block_written(const std::string& call_id, int row) {
+  if (!ahead_.count(call_id)) return;  // placed, as it should be
+  // Lua could not write it, or the parse gave it another id (the buffer changed meanwhile).
+  ahead_.erase(call_id);
+  ended_ahead_.erase(call_id);
+  log::warn("session: an agent's call " + call_id + " written at row " + std::to_string(row) +
+            " did not read back as started; its result goes to the agent only");
 }
 
 }  // namespace toolhost::session

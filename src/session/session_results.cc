@@ -40,9 +40,20 @@ void Session::on_finished(const std::string& call_id, const jobs::JobInfo& job) 
   Active active = std::move(it->second);
   active_.erase(it);
   ctx_.feedback.job(job_entry(job, buf_));
-  ctx_.feedback.stream(buf_, active.call.id, {});
   ResultOptions options;
   options.max_lines = ctx_.config.output.max_lines;
+  if (!active.placed) {
+    // An agent's call started ahead of its block: the agent gets its result now, the block
+    // when the parse shows it (place_agent_call).
+    std::vector<std::string> body = job_body(job, options);
+    if (ctx_.observer) ctx_.observer->call_ended(buf_, call_id, job, body);
+    if (ahead_.count(call_id)) {
+      ended_ahead_[call_id] =
+          EndedAhead{active.origin, job, std::move(body), finished_message(job)};
+    }
+    return;
+  }
+  ctx_.feedback.stream(buf_, active.call.id, {});
   write_result(active.call, active.block, job, job_body(job, options), finished_message(job));
   announce_finished(job);
   after_handled(active.call.id, job.status, active.origin == Origin::Chain || active.chain_waits,

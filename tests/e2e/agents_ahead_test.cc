@@ -1,0 +1,184 @@
+// An agent's auto-acceptable call starts before its block is written into the agent's buffer
+// (SPEC 13.6 P9): once the agent's buffer is watched, the host runs the call at once and
+// answers the agent when the job ends, whatever Neovim is doing; the block shows up in the
+// buffer when Neovim writes it, and the job then streams there or gets its result block under
+// it, as any agent call does.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "e2e/agents_helpers.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kIntro =
+    "USER: claude-code is connected through `toolhost mcp serve`; its calls follow.";
+const std::string kReadBlock = R"({"parameters":{"path":"notes.txt"},"tool":"read_file"})";
+
+// A project with notes.txt whose host serves agents, and an agent whose first call made its
+// buffer (a call starts ahead only in a buffer the host already reads).
+struct Project {
+  NvimHarness nvim;
+  std::unique_ptr<AgentProcess> agent;
+  int64_t buf = 0;
+
+  Project() {
+    nvim.forward_user_event("ToolhostJobFinished");
+    nvim.lua("vim.fn.writefile({ 'buy milk' }, 'notes.txt')");
+    start_host(nvim);
+    agent = connect_agent(nvim, "claude-code");
+    agent->wait_result(agent->call("read_file", {{"path", "notes.txt"}}));
+    buf = agent_buffer(nvim, "claude-code");
+    wait_written({"th-1"});
+  }
+
+  // ToolhostJobFinished of each of `jobs`: it fires in the slice that wrote the job's result
+  // block.
+  void wait_written(std::set<std::string> jobs) {
+    while (!jobs.empty()) jobs.erase(nvim.wait_for("ToolhostJobFinished")["id"]);
+  }
+};
+
+Lines read_message(int job) {
+  return {"ASSISTANT:",
+          "claude-code calls read_file:",
+          "",
+          "```json",
+          kReadBlock,
+          "```",
+          "````result id=th-" + std::to_string(job) + " tool=read_file status=succeeded duration=D",
+          "     1\tbuy milk",
+          "````",
+          ""};
+}
+
+std::string make_fifo(NvimHarness& nvim, const std::string& name) {
+  std::string path = (fs::path(nvim.temp_dir()) / name).string();
+  if (::mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + path);
+  return path;
+}
+
+TEST(AgentsAhead, AutoAcceptableCallIsAnsweredWhileNeovimIsBlocked) {
+  Project p;
+  // Neovim blocks reading a FIFO until the test writes it: it answers nothing meanwhile.
+  const std::string fifo = make_fifo(p.nvim, "unblock");
+  p.nvim.listen("blocked");
+  p.nvim.lua(R"(
+    local chan, fifo = ...
+    vim.schedule(function()
+      vim.rpcnotify(chan, "blocked")
+      local f = io.open(fifo, "r")
+      f:read("*a")
+      f:close()
+    end)
+  )",
+             json::array({p.nvim.channel(), fifo}));
+  p.nvim.wait_for("blocked");
+  // Should the test fail while Neovim is blocked, its end of input still lets Neovim go.
+  struct Release {
+    std::string fifo;
+    ~Release() {
+      int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd >= 0) ::close(fd);
+    }
+  } release{fifo};
+
+  json result = p.agent->wait_result(p.agent->call("read_file", {{"path", "notes.txt"}}));
+  EXPECT_EQ(result["isError"], false);
+  EXPECT_EQ(result["text"], "     1\tbuy milk");
+
+  std::ofstream(fifo) << "go\n";  // Neovim reads it and goes on
+  p.wait_written({"th-2"});
+  // The block was written once Neovim could, and the job's result under it.
+  Lines expected = {kIntro};
+  for (int job : {1, 2}) {
+    Lines message = read_message(job);
+    expected.insert(expected.end(), message.begin(), message.end());
+  }
+  EXPECT_EQ(normalized(p.nvim.lines(p.buf)), expected);
+}
+
+TEST(AgentsAhead, IdenticalCallsSentAtOnceEachGetTheirOwnBlockResultAndJob) {
+  Project p;
+  int64_t second = p.agent->call("read_file", {{"path", "notes.txt"}});
+  int64_t third = p.agent->call("read_file", {{"path", "notes.txt"}});
+  EXPECT_EQ(p.agent->wait_result(second)["text"], "     1\tbuy milk");
+  EXPECT_EQ(p.agent->wait_result(third)["text"], "     1\tbuy milk");
+  p.wait_written({"th-2", "th-3"});
+
+  Lines expected = {kIntro};
+  for (int job : {1, 2, 3}) {
+    Lines message = read_message(job);
+    expected.insert(expected.end(), message.begin(), message.end());
+  }
+  EXPECT_EQ(normalized(p.nvim.lines(p.buf)), expected);
+  // Each is a job of the buffer, as :ToolJobs lists them, and none ran twice.
+  json listed = p.nvim.lua(R"(
+    local out = {}
+    for _, job in ipairs(require("toolhost").jobs()) do
+      out[#out + 1] = { id = job.id, buf = job.buf, status = job.status }
+    end
+    table.sort(out, function(a, b) return a.id < b.id end)
+    return out
+  )");
+  ASSERT_EQ(listed.size(), 3u) << listed.dump();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(
+        listed[i],
+        (json{{"id", "th-" + std::to_string(i + 1)}, {"buf", p.buf}, {"status", "succeeded"}}));
+  }
+}
+
+// `cat` of a FIFO the test feeds: its output streams to the agent as progress and into its
+// block once the block is there, and its result block is written when it ends.
+TEST(AgentsAhead, CommandStartedAheadStreamsToTheAgentAndIntoItsBlock) {
+  Project p;
+  p.nvim.forward_user_event("ToolhostJobOutput");
+  const std::string fifo = make_fifo(p.nvim, "feed");
+  // Read and write: opening does not wait for `cat`, and closing it is cat's end of input.
+  int feed = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(feed, 0);
+  ASSERT_EQ(::write(feed, "line1\n", 6), 6);
+  int64_t id = p.agent->call("run_terminal_command", {{"command", "cat feed"}}, "tok-1");
+
+  json progress = p.agent->wait_notification("notifications/progress");
+  EXPECT_EQ(progress["progressToken"], "tok-1");
+  EXPECT_NE(progress["message"].get<std::string>().find("line1"), std::string::npos)
+      << progress.dump();
+  json output = p.nvim.wait_for("ToolhostJobOutput");
+  EXPECT_EQ(output["lines"], json::array({"line1"}));
+  json shown = p.nvim.lua(R"(
+    local out = {}
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(..., require("toolhost.ui").namespace, 0, -1, { details = true })) do
+      for _, line in ipairs(m[4].virt_lines or {}) do out[#out + 1] = line[1][1] end
+    end
+    return out
+  )",
+                          json::array({p.buf}));
+  EXPECT_EQ(shown, json::array({"line1"}));
+  EXPECT_FALSE(p.agent->answered(id));
+
+  ASSERT_EQ(::write(feed, "line2\n", 6), 6);
+  ::close(feed);
+  json result = p.agent->wait_result(id);
+  EXPECT_EQ(result["text"], "Exit code: 0\nStdout:\nline1\nline2") << result.dump();
+  p.wait_written({"th-2"});
+  std::string text = text_of(p.nvim, p.buf);
+  EXPECT_NE(text.find("✓ Executed: `cat feed`\n````result id=th-2 tool=run_terminal_command "
+                      "status=succeeded exit=0"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nline1\nline2\n````\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
