@@ -16,7 +16,8 @@ MAKEFLAGS += --no-print-directory
 # waits on I/O, not on code), a precompiled header saves another quarter, and warnings stay
 # warnings: a newer compiler must not fail the install.
 PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG' \
-  -DTOOLHOST_PCH=ON -DTOOLHOST_STATIC=ON -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF $(CMAKE_FLAGS)
+  -DTOOLHOST_PCH=ON -DTOOLHOST_UNITY=ON -DTOOLHOST_STATIC=ON -DTOOLHOST_TESTS=OFF -DTOOLHOST_WERROR=OFF \
+  $(CMAKE_FLAGS)
 # The test builds keep line tables only (-g1): backtraces and sanitizer reports still name file
 # and line, and compiling and linking ~170 test files takes far less than with full -g. Both
 # use the precompiled header (the MCP layers and their tests took the suite past CI's 25 minutes
@@ -24,9 +25,10 @@ PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBU
 # still compiles the layers it exercises without it, so a missing #include there still fails.
 # The sanitizer build also compiles at -O1 (what ASan recommends).
 TEST_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' \
-  -DTOOLHOST_TESTS=ON -DTOOLHOST_PCH=ON $(CMAKE_FLAGS)
+  -DTOOLHOST_TESTS=ON -DTOOLHOST_PCH=ON -DTOOLHOST_UNITY=ON $(CMAKE_FLAGS)
 SAN_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG' \
-  -DTOOLHOST_TESTS=ON -DTOOLHOST_PCH=ON -DTOOLHOST_ASAN=ON -DTOOLHOST_UBSAN=ON $(CMAKE_FLAGS)
+  -DTOOLHOST_TESTS=ON -DTOOLHOST_PCH=ON -DTOOLHOST_UNITY=ON -DTOOLHOST_ASAN=ON -DTOOLHOST_UBSAN=ON \
+  $(CMAKE_FLAGS)
 
 .PHONY: all build deps test test-build test-sanitizers fuzz-smoke demo bench bench-smoke fuzz clean
 

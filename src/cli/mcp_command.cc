@@ -18,9 +18,6 @@
 namespace toolhost::cli {
 namespace {
 
-constexpr int kToolFailed = 1;
-constexpr int kUsage = 2;
-
 // One libuv loop for the command, closed (with every handle) when it ends.
 class Loop {
  public:
@@ -151,12 +148,12 @@ int run_mcp_list(const McpCommand& command, std::ostream& out, std::ostream& err
   auto config = load_mcp_servers(command, err);
   if (!config) {
     err << "toolhost: " << config.error() << "\n";
-    return kUsage;
+    return kMcpUsage;
   }
   std::vector<const mcp::ServerConfig*> servers;
   if (!command.server.empty()) {
     const mcp::ServerConfig* server = find_server(*config, command.server, err);
-    if (!server) return kUsage;
+    if (!server) return kMcpUsage;
     servers.push_back(server);
   } else {
     for (const auto& server : config->config.servers) servers.push_back(&server);
@@ -167,13 +164,13 @@ int run_mcp_list(const McpCommand& command, std::ostream& out, std::ostream& err
     if (auto why = unusable(*server)) {
       // A disabled server is listed as such; only one asked for by name is a failure.
       err << "toolhost: " << *why << "\n";
-      if (!server->disabled || !command.server.empty()) status = kUsage;
+      if (!server->disabled || !command.server.empty()) status = kMcpUsage;
       continue;
     }
     Connection connection(loop, *server, command.version, err);
     if (connection.error()) {
       err << "toolhost: " << *connection.error() << "\n";
-      status = kUsage;
+      status = kMcpUsage;
       continue;
     }
     std::optional<mcp::ToolList> list;
@@ -181,7 +178,7 @@ int run_mcp_list(const McpCommand& command, std::ostream& out, std::ostream& err
     loop.run_until([&] { return list.has_value(); });
     if (!list || list->error) {
       err << "toolhost: " << server->name << ": " << (list ? *list->error : "no answer") << "\n";
-      status = kUsage;
+      status = kMcpUsage;
       continue;
     }
     print_tools(*server, connection.client(), list->tools, out);
@@ -196,25 +193,25 @@ int run_mcp_call(const McpCommand& command, std::ostream& out, std::ostream& err
     arguments = nlohmann::json::parse(command.arguments, nullptr, /*allow_exceptions=*/false);
     if (arguments.is_discarded() || !arguments.is_object()) {
       err << "toolhost: the arguments must be a JSON object, as {\"message\":\"hi\"}\n";
-      return kUsage;
+      return kMcpUsage;
     }
   }
   auto config = load_mcp_servers(command, err);
   if (!config) {
     err << "toolhost: " << config.error() << "\n";
-    return kUsage;
+    return kMcpUsage;
   }
   const mcp::ServerConfig* server = find_server(*config, command.server, err);
-  if (!server) return kUsage;
+  if (!server) return kMcpUsage;
   if (auto why = unusable(*server)) {
     err << "toolhost: " << *why << "\n";
-    return kUsage;
+    return kMcpUsage;
   }
   Loop loop;
   Connection connection(loop, *server, command.version, err);
   if (connection.error()) {
     err << "toolhost: " << *connection.error() << "\n";
-    return kUsage;
+    return kMcpUsage;
   }
   mcp::Client::CallEvents events;
   events.progress = [&](const mcp::Progress& p) {
@@ -251,19 +248,19 @@ int run_mcp_call(const McpCommand& command, std::ostream& out, std::ostream& err
   }
   if (!outcome) {
     err << "toolhost: " << server->name << ": no answer\n";
-    return kUsage;
+    return kMcpUsage;
   }
   using Status = mcp::CallOutcome::Status;
   if (outcome->status == Status::kOk || outcome->status == Status::kToolError) {
     out << outcome->text;
     if (!outcome->text.empty() && outcome->text.back() != '\n') out << "\n";
     out.flush();
-    return outcome->status == Status::kOk ? 0 : kToolFailed;
+    return outcome->status == Status::kOk ? 0 : kMcpToolFailed;
   }
   err << "toolhost: " << server->name << ": " << command.tool << ": " << outcome->text << "\n";
   // An error the server answered is the tool's failure; a lost or silent server is not.
   bool answered = outcome->status == Status::kFailed && connection.client().is_open();
-  return answered ? kToolFailed : kUsage;
+  return answered ? kMcpToolFailed : kMcpUsage;
 }
 
 }  // namespace toolhost::cli

@@ -12,6 +12,10 @@
 
 namespace toolhost::cli {
 
+// The exit codes above, named.
+constexpr int kMcpToolFailed = 1;  // also: `accept` declined
+constexpr int kMcpUsage = 2;
+
 struct McpCommand {
   std::string config_file;  // setup() options as JSON, with `mcp.servers`
   std::string server;       // list: only this one (empty: all); call: required

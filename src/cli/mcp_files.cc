@@ -13,9 +13,6 @@
 namespace toolhost::cli {
 namespace {
 
-constexpr int kDeclined = 1;
-constexpr int kUsage = 2;
-
 // --config's `mcp.servers`, as setup()'s (none without --config).
 core::Result<mcp::ServersConfig> read_setup_servers(const std::string& path) {
   if (path.empty()) return mcp::ServersConfig{};
@@ -86,12 +83,12 @@ int run_mcp_accept(const McpCommand& command, std::istream& in, bool interactive
                    std::ostream& err) {
   if (command.state_dir.empty() || command.project_root.empty()) {
     err << "toolhost: mcp accept needs a state directory and a project directory\n";
-    return kUsage;
+    return kMcpUsage;
   }
   auto setup = read_setup_servers(command.config_file);
   if (!setup) {
     err << "toolhost: " << setup.error() << "\n";
-    return kUsage;
+    return kMcpUsage;
   }
   mcp::Places places = places_of(command);
   mcp::Configured configured = mcp::load_servers(*setup, places, mcp::environment_lookup());
@@ -111,7 +108,7 @@ int run_mcp_accept(const McpCommand& command, std::istream& in, bool interactive
     if (!known) {
       err << "toolhost: " << command.file << " is not one of this project's MCP files ("
           << places.project_root << "/.mcp.json, " << places.project_root << "/.vscode/mcp.json)\n";
-      return kUsage;
+      return kMcpUsage;
     }
     pending = std::move(only);
   }
@@ -128,7 +125,7 @@ int run_mcp_accept(const McpCommand& command, std::istream& in, bool interactive
         err << "toolhost: not accepting " << file.file.path
             << " without a terminal to ask on: read the commands above, then run `toolhost "
                "mcp accept --yes`\n";
-        status = kUsage;
+        status = kMcpUsage;
         continue;
       }
       out << "Accept " << file.file.path << "? [y/N] " << std::flush;
@@ -136,14 +133,14 @@ int run_mcp_accept(const McpCommand& command, std::istream& in, bool interactive
       std::getline(in, answer);
       if (answer != "y" && answer != "Y" && answer != "yes") {
         out << "not accepted: its servers stay off\n";
-        status = std::max(status, kDeclined);
+        status = std::max(status, kMcpToolFailed);
         continue;
       }
     }
     std::string error;
     if (!mcp::accept(command.state_dir, file.file, file.digest, error)) {
       err << "toolhost: " << error << "\n";
-      status = kUsage;
+      status = kMcpUsage;
       continue;
     }
     out << "accepted " << file.file.path << "\n";

@@ -20,8 +20,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::string kIntro =
-    "USER: claude-code is connected through `toolhost mcp serve`; its calls follow.";
 const std::string kReadBlock = R"({"parameters":{"path":"notes.txt"},"tool":"read_file"})";
 
 // A project with notes.txt whose host serves agents, and an agent whose first call made its
@@ -99,7 +97,7 @@ TEST(AgentsAhead, AutoAcceptableCallIsAnsweredWhileNeovimIsBlocked) {
   std::ofstream(fifo) << "go\n";  // Neovim reads it and goes on
   p.wait_written({"th-2"});
   // The block was written once Neovim could, and the job's result under it.
-  Lines expected = {kIntro};
+  Lines expected = {kClaudeCodeIntro};
   for (int job : {1, 2}) {
     Lines message = read_message(job);
     expected.insert(expected.end(), message.begin(), message.end());
@@ -115,7 +113,7 @@ TEST(AgentsAhead, IdenticalCallsSentAtOnceEachGetTheirOwnBlockResultAndJob) {
   EXPECT_EQ(p.agent->wait_result(third)["text"], "     1\tbuy milk");
   p.wait_written({"th-2", "th-3"});
 
-  Lines expected = {kIntro};
+  Lines expected = {kClaudeCodeIntro};
   for (int job : {1, 2, 3}) {
     Lines message = read_message(job);
     expected.insert(expected.end(), message.begin(), message.end());

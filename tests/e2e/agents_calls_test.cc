@@ -11,10 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kIntro =
-    "USER: claude-code is connected through `toolhost mcp serve`; its calls "
-    "follow.";
-
 // A project with notes.txt whose host serves agents.
 TEST(AgentsCalls, ReadFileAnswersWithTheFileAndShowsTheCallAndResultInTheAgentBuffer) {
   NvimHarness nvim;
@@ -28,7 +24,7 @@ TEST(AgentsCalls, ReadFileAnswersWithTheFileAndShowsTheCallAndResultInTheAgentBu
   ASSERT_NE(buf, 0);
   barrier(nvim, buf);  // the result block is written
   EXPECT_EQ(normalized(nvim.lines(buf)),
-            (Lines{kIntro, "ASSISTANT:", "claude-code calls read_file:", "", "```json",
+            (Lines{kClaudeCodeIntro, "ASSISTANT:", "claude-code calls read_file:", "", "```json",
                    R"({"parameters":{"path":"notes.txt"},"tool":"read_file"})", "```",
                    "````result id=th-1 tool=read_file status=succeeded duration=D",
                    "     1\tbuy milk", "````", ""}));
@@ -48,7 +44,7 @@ TEST(AgentsCalls, AllowListedCommandRunsAtOnceAndAnswersItsOutput) {
   barrier(nvim, buf);
   // The plain command came as llm-sidekick's bash block, which ran as any chat block does.
   EXPECT_EQ(normalized(nvim.lines(buf)),
-            (Lines{kIntro, "ASSISTANT:", "claude-code calls run_terminal_command:", "",
+            (Lines{kClaudeCodeIntro, "ASSISTANT:", "claude-code calls run_terminal_command:", "",
                    "✓ Executed: `ls notes.txt`",
                    "````result id=th-1 tool=run_terminal_command status=succeeded exit=0 "
                    "duration=D",
@@ -69,8 +65,8 @@ TEST(AgentsCalls, SuccessiveCallsAreSuccessiveMessagesInOneBuffer) {
   ASSERT_NE(first, std::string::npos) << text;
   ASSERT_NE(second, std::string::npos) << text;
   EXPECT_LT(first, second);
-  EXPECT_EQ(text.find(kIntro, 1), std::string::npos) << "one intro: " << text;
-  EXPECT_EQ(text.rfind(kIntro, 0), 0u) << text;
+  EXPECT_EQ(text.find(kClaudeCodeIntro, 1), std::string::npos) << "one intro: " << text;
+  EXPECT_EQ(text.rfind(kClaudeCodeIntro, 0), 0u) << text;
 }
 
 TEST(AgentsCalls, TwoAgentsAtOnceGetTwoBuffers) {

@@ -30,6 +30,10 @@ inline int start_host(NvimHarness& nvim) {
   return nvim.lua("return vim.fn.jobpid(require('toolhost.host').channel())").get<int>();
 }
 
+// The first line of claude-code's agent buffer.
+inline const std::string kClaudeCodeIntro =
+    "USER: claude-code is connected through `toolhost mcp serve`; its calls follow.";
+
 // A project holding notes.txt ("buy milk"), its host started.
 inline void start_project_with_notes(NvimHarness& nvim) {
   nvim.lua("vim.fn.writefile({ 'buy milk' }, 'notes.txt')");

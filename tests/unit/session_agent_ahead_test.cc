@@ -22,7 +22,7 @@ namespace {
 using nlohmann::json;
 using Lines = std::vector<std::string>;
 
-constexpr int64_t kBuf = 3;
+constexpr int64_t kAgentBuf = 3;
 
 struct Ended {
   std::string call_id;
@@ -47,8 +47,8 @@ class AgentAheadTest : public ::testing::Test {
         tools_(core::builtin_tool_table()),
         engine_(loop_.get(), {}),
         session_(std::make_unique<Session>(
-            Context{feedback_, engine_, config_, tools_, nullptr, loop_.get(), &observer_}, kBuf,
-            dir_.path(), "toolhost://agent/claude-code")) {
+            Context{feedback_, engine_, config_, tools_, nullptr, loop_.get(), &observer_},
+            kAgentBuf, dir_.path(), "toolhost://agent/claude-code")) {
     std::ofstream(dir_ / "notes.txt") << "buy milk\n";
     session_->load(
         {"USER: claude-code is connected through `toolhost mcp serve`; its calls "
@@ -73,7 +73,7 @@ class AgentAheadTest : public ::testing::Test {
   int append(const agents::CallMessage& message) {
     const int row = static_cast<int>(session_->mirror().size());
     nvim::LinesEvent event;
-    event.buf = kBuf;
+    event.buf = kAgentBuf;
     event.first = row;
     event.last = row;
     event.lines = message.lines;
