@@ -27,6 +27,8 @@ void HttpTransport::Core::fail_request(const Json& id, const std::string& why) {
     return;
   }
   inbox.push_back({false, encode(make_error(id, Error{code::kInternalError, why, nullptr}))});
+  // Delivered from the loop, as the rest: a send() that failed at once gets no libcurl wake-up.
+  if (!released) uv_timer_start(&timer, on_timer, 0, 0);
 }
 
 void HttpTransport::Core::start_exchange(HttpExchange::Kind kind, std::string body, Json request_id,

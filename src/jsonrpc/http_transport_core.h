@@ -85,6 +85,7 @@ struct HttpTransport::Core {
   static int on_socket(CURL*, curl_socket_t socket, int what, void* core_ptr, void* poll_ptr);
   void close_poll(Poll* poll);
   static int on_timer_set(CURLM*, long timeout_ms, void* core_ptr);
+  static void on_timer(uv_timer_t* handle);
   void release_when_idle();
   void maybe_free();
 };

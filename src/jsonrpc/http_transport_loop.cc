@@ -134,14 +134,13 @@ int HttpTransport::Core::on_timer_set(CURLM*, long timeout_ms, void* core_ptr) {
   if (timeout_ms < 0) {
     uv_timer_stop(&core->timer);
   } else {  // 0 too runs from the loop: libcurl must not be called back into from here
-    uv_timer_start(
-        &core->timer,
-        [](uv_timer_t* handle) {
-          static_cast<Core*>(handle->data)->action(CURL_SOCKET_TIMEOUT, 0);
-        },
-        static_cast<uint64_t>(timeout_ms), 0);
+    uv_timer_start(&core->timer, on_timer, static_cast<uint64_t>(timeout_ms), 0);
   }
   return 0;
+}
+
+void HttpTransport::Core::on_timer(uv_timer_t* handle) {
+  static_cast<Core*>(handle->data)->action(CURL_SOCKET_TIMEOUT, 0);
 }
 
 void HttpTransport::Core::release_when_idle() {
