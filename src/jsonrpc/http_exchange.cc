@@ -51,59 +51,59 @@ HttpExchange::HttpExchange(Request request, Json request_id)
       request_(std::move(request)) {}
 
 HttpExchange::~HttpExchange() {
-  if (easy_) curl_easy_cleanup(easy_);
-  if (header_list_) curl_slist_free_all(header_list_);
+  if (easy_) curl().easy_cleanup(easy_);
+  if (header_list_) curl().slist_free_all(header_list_);
 }
 
 CURL* HttpExchange::prepare(std::string& why) {
-  easy_ = curl_easy_init();
+  easy_ = curl().easy_init();
   if (!easy_) {
     why = "libcurl cannot start a transfer";
     return nullptr;
   }
   auto add = [this](const std::string& line) {
-    header_list_ = curl_slist_append(header_list_, line.c_str());
+    header_list_ = curl().slist_append(header_list_, line.c_str());
   };
   for (const auto& [name, value] : request_.headers) add(name + ": " + value);
   if (!request_.session.empty()) add(request_.session_header + ": " + request_.session);
   if (!request_.last_event_id.empty()) add("Last-Event-ID: " + request_.last_event_id);
   CURL* e = easy_;
-  curl_easy_setopt(e, CURLOPT_URL, request_.url.c_str());
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  curl().easy_setopt(e, CURLOPT_URL, request_.url.c_str());
+  curl().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl().easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl().easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  curl().easy_setopt(e, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request_.connect_timeout_ms));
+  curl().easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request_.connect_timeout_ms));
   if (request_.total_timeout_ms > 0) {
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(request_.total_timeout_ms));
+    curl().easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(request_.total_timeout_ms));
   }
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(e, CURLOPT_PRIVATE, this);
-  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, this);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, this);
+  curl().easy_setopt(e, CURLOPT_ERRORBUFFER, error);
+  curl().easy_setopt(e, CURLOPT_PRIVATE, this);
+  curl().easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+  curl().easy_setopt(e, CURLOPT_HEADERDATA, this);
+  curl().easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+  curl().easy_setopt(e, CURLOPT_WRITEDATA, this);
   switch (kind) {
     case Kind::kPost:
       add("Content-Type: application/json");
       add("Accept: application/json, text/event-stream");
       add("Expect:");  // no 100-continue round trip for a large message
-      curl_easy_setopt(e, CURLOPT_POST, 1L);
-      curl_easy_setopt(e, CURLOPT_POSTFIELDS, request_.body.data());
-      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-                       static_cast<curl_off_t>(request_.body.size()));
+      curl().easy_setopt(e, CURLOPT_POST, 1L);
+      curl().easy_setopt(e, CURLOPT_POSTFIELDS, request_.body.data());
+      curl().easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+                         static_cast<curl_off_t>(request_.body.size()));
       break;
     case Kind::kResume:
     case Kind::kListen:
       add("Accept: text/event-stream");
-      curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+      curl().easy_setopt(e, CURLOPT_HTTPGET, 1L);
       break;
-    case Kind::kDelete: curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE"); break;
+    case Kind::kDelete: curl().easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE"); break;
   }
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, header_list_);
+  curl().easy_setopt(e, CURLOPT_HTTPHEADER, header_list_);
   return e;
 }
 
@@ -224,7 +224,7 @@ std::string HttpExchange::describe_failure(CURLcode result) const {
     return "the server's answer is over " + std::to_string(request_.cap) + " bytes; dropped";
   }
   if (status != 0 && (status < 200 || status >= 300)) return describe_status();
-  std::string why = error[0] != '\0' ? one_line(error) : curl_easy_strerror(result);
+  std::string why = error[0] != '\0' ? one_line(error) : curl().easy_strerror(result);
   if (status == 0) return "cannot reach " + request_.url + ": " + why;
   return "the transfer failed: " + why;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "jsonrpc/curl_api.h"
 #include "jsonrpc/message.h"
 #include "jsonrpc/sse_parser.h"
 #include "jsonrpc/transport.h"
@@ -44,7 +45,7 @@ struct HttpExchange {
   CURL* prepare(std::string& why);
   CURL* easy() const { return easy_; }
   void read_status() {
-    if (status == 0 && easy_) curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+    if (status == 0 && easy_) curl().easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
   }
 
   // What libcurl's callbacks hand over, also callable without libcurl (the fuzzer): one header

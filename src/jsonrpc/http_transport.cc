@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
 
 #include "jsonrpc/http_transport_core.h"
 
@@ -67,7 +66,7 @@ void HttpTransport::Core::start_exchange(HttpExchange::Kind kind, std::string bo
   };
   std::string why;
   CURL* easy = exchange->prepare(why);
-  if (easy && curl_multi_add_handle(multi, easy) != CURLM_OK) why = "libcurl refused a transfer";
+  if (easy && curl().multi_add_handle(multi, easy) != CURLM_OK) why = "libcurl refused a transfer";
   if (!why.empty()) return fail_request(exchange->request_id, why);
   exchanges[exchange] = std::move(owned);
 }
@@ -145,7 +144,7 @@ void HttpTransport::Core::begin_close(const std::string& reason) {
   bool was_open = open;
   open = false;
   inbox.clear();
-  for (auto& [exchange, owned] : exchanges) curl_multi_remove_handle(multi, owned->easy());
+  for (auto& [exchange, owned] : exchanges) curl().multi_remove_handle(multi, owned->easy());
   exchanges.clear();
   for (Wait* wait : waits) close_wait(wait);
   waits.clear();
@@ -170,20 +169,18 @@ std::unique_ptr<HttpTransport> HttpTransport::create(uv_loop_t* loop, Options op
     error = "not an http:// or https:// URL: " + options.url;
     return nullptr;
   }
-  static std::once_flag curl_ready;
-  static CURLcode curl_status = CURLE_OK;
-  std::call_once(curl_ready, [] { curl_status = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  CURLM* multi = curl_status == CURLE_OK ? curl_multi_init() : nullptr;
+  if (!load_curl(error)) return nullptr;
+  CURLM* multi = curl().multi_init();
   if (!multi) {
     error = "libcurl cannot start";
     return nullptr;
   }
   auto* core = new Core(loop, std::move(options));
   core->multi = multi;
-  curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, Core::on_socket);
-  curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, core);
-  curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, Core::on_timer_set);
-  curl_multi_setopt(multi, CURLMOPT_TIMERDATA, core);
+  curl().multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, Core::on_socket);
+  curl().multi_setopt(multi, CURLMOPT_SOCKETDATA, core);
+  curl().multi_setopt(multi, CURLMOPT_TIMERFUNCTION, Core::on_timer_set);
+  curl().multi_setopt(multi, CURLMOPT_TIMERDATA, core);
   uv_timer_init(loop, &core->timer);
   core->timer.data = core;
   core->open_handles = 1;

@@ -45,13 +45,13 @@ void HttpTransport::Core::close_wait(Wait* wait) {
 void HttpTransport::Core::collect_finished() {
   CURLMsg* message;
   int left = 0;
-  while (multi && (message = curl_multi_info_read(multi, &left)) != nullptr) {
+  while (multi && (message = curl().multi_info_read(multi, &left)) != nullptr) {
     if (message->msg != CURLMSG_DONE) continue;
     CURL* easy = message->easy_handle;
     CURLcode result = message->data.result;
     HttpExchange* exchange = nullptr;
-    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &exchange);
-    curl_multi_remove_handle(multi, easy);
+    curl().easy_getinfo(easy, CURLINFO_PRIVATE, &exchange);
+    curl().multi_remove_handle(multi, easy);
     if (exchange) exchange->read_status();  // a response without a body never set it
     auto it = exchanges.find(exchange);
     if (it == exchanges.end()) continue;
@@ -62,7 +62,7 @@ void HttpTransport::Core::collect_finished() {
   // A resumption that brought the answer has done its work; the server may keep it open.
   for (auto it = exchanges.begin(); it != exchanges.end();) {
     if (it->first->kind == Kind::kResume && it->first->answered) {
-      curl_multi_remove_handle(multi, it->second->easy());
+      curl().multi_remove_handle(multi, it->second->easy());
       it = exchanges.erase(it);
     } else {
       ++it;
@@ -74,7 +74,7 @@ void HttpTransport::Core::collect_finished() {
 void HttpTransport::Core::action(curl_socket_t socket, int flags) {
   ++depth;
   int running = 0;
-  if (multi) curl_multi_socket_action(multi, socket, flags, &running);
+  if (multi) curl().multi_socket_action(multi, socket, flags, &running);
   collect_finished();
   flush();
   --depth;
@@ -88,7 +88,7 @@ int HttpTransport::Core::on_socket(CURL*, curl_socket_t socket, int what, void* 
   if (what == CURL_POLL_REMOVE) {
     if (poll) {
       core->close_poll(poll);
-      curl_multi_assign(core->multi, socket, nullptr);
+      curl().multi_assign(core->multi, socket, nullptr);
     }
     return 0;
   }
@@ -101,7 +101,7 @@ int HttpTransport::Core::on_socket(CURL*, curl_socket_t socket, int what, void* 
     poll->handle.data = poll;
     ++core->open_handles;
     core->polls.insert(poll);
-    curl_multi_assign(core->multi, socket, poll);
+    curl().multi_assign(core->multi, socket, poll);
   }
   int events = 0;
   if (what & CURL_POLL_IN) events |= UV_READABLE;
@@ -146,7 +146,7 @@ void HttpTransport::Core::on_timer(uv_timer_t* handle) {
 void HttpTransport::Core::release_when_idle() {
   if (released || !exchanges.empty()) return;
   released = true;
-  if (multi) curl_multi_cleanup(multi);
+  if (multi) curl().multi_cleanup(multi);
   multi = nullptr;
   for (Poll* poll : std::set<Poll*>(polls)) close_poll(poll);
   uv_timer_stop(&timer);
