@@ -3,16 +3,13 @@
 // stream resumed with Last-Event-ID after `retry`, and each fault ending as an error reply or a
 // closed connection with a message. Skipped without Node.js.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "http_fake_server.h"
 #include "jsonrpc/http_transport.h"
 #include "jsonrpc/message.h"
 #include "test_loop.h"
@@ -20,43 +17,9 @@
 namespace toolhost::jsonrpc {
 namespace {
 
-// The fake server, started once for the suite; its stdin closing ends it.
-class FakeServer {
- public:
-  static FakeServer* get() {
-    static FakeServer* server = new FakeServer();
-    return server->port_ > 0 ? server : nullptr;
-  }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
-
- private:
-  FakeServer() {
-    int in[2], out[2];
-    if (pipe(in) != 0 || pipe(out) != 0) return;
-    pid_t pid = fork();
-    if (pid == 0) {
-      dup2(in[0], 0);
-      dup2(out[1], 1);
-      close(in[1]);
-      close(out[0]);
-      execlp("node", "node", TOOLHOST_FIXTURES "/http_fake_server.mjs", nullptr);
-      _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    FILE* output = fdopen(out[0], "r");  // the one line before any loop runs
-    if (pid > 0 && output && fscanf(output, "PORT %d", &port_) != 1) port_ = 0;
-    if (output) fclose(output);
-    // in[1] stays open for the process's life; at exit it closes and the server leaves.
-  }
-  int port_ = 0;
-};
-
 struct Conversation {
   explicit Conversation(const std::string& path, HttpTransport::Options options = {}) {
-    options.url = FakeServer::get()->url(path);
+    options.url = testing::HttpFakeServer::get()->url(path);
     options.session_header = "Mcp-Session-Id";
     options.on_error = [this](const std::string& what) { errors.push_back(what); };
     std::string error;
@@ -112,7 +75,7 @@ struct Conversation {
 class HttpTransportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!FakeServer::get()) GTEST_SKIP() << "the HTTP transport tests need Node.js";
+    if (!testing::HttpFakeServer::get()) GTEST_SKIP() << "the HTTP transport tests need Node.js";
   }
 };
 
