@@ -118,6 +118,14 @@ TEST_F(HttpTransportTest, ADroppedStreamResumesByGetWithLastEventIdAfterTheRetry
   EXPECT_TRUE(c.loop.run_until([&] { return c.transport->active() == 0; }));
 }
 
+TEST_F(HttpTransportTest, AStreamTheServerEndsBeforeTheAnswerIsResumedTheSameWay) {
+  Conversation c("/drop-end");
+  Json reply = c.request("tools/call", 8);
+  ASSERT_TRUE(reply.contains("result")) << reply.dump();
+  EXPECT_EQ(reply["result"]["lastEventId"], "n1");
+  EXPECT_GE(reply["result"]["waitedMs"].get<int>(), 300);
+}
+
 TEST_F(HttpTransportTest, AStreamCutWithoutAnEventIdFailsTheRequest) {
   Conversation c("/drop-bare");
   Json reply = c.request("tools/call");
