@@ -11,6 +11,7 @@
 #include "cli/mcp_files.h"
 #include "mcp/client.h"
 #include "mcp/config_files.h"
+#include "mcp/http_connection.h"
 #include "mcp/server_config.h"
 #include "mcp/stdio_server.h"
 #include "mcp/tool_names.h"
@@ -47,7 +48,6 @@ std::optional<std::string> unusable(const mcp::ServerConfig& config) {
            ": " + config.error;
   }
   if (config.disabled) return config.name + " is disabled";
-  if (!config.url.empty()) return config.name + ": HTTP servers are not supported yet";
   return std::nullopt;
 }
 
@@ -57,7 +57,6 @@ class Connection {
   Connection(Loop& loop, const mcp::ServerConfig& config, const std::string& version,
              std::ostream& err)
       : loop_(loop), config_(config), err_(err) {
-    server_ = std::make_unique<mcp::StdioServer>(loop.get(), config.stdio);
     mcp::Client::Options options;
     options.version = version;
     options.startup_timeout_ms = config.startup_timeout_ms;
@@ -68,7 +67,14 @@ class Connection {
       err_ << config_.name << ": " << level << ": " << text << "\n";
     };
     std::string error;
-    auto transport = server_->start(error);
+    std::unique_ptr<jsonrpc::Transport> transport;
+    if (!config.url.empty()) {
+      auto log = [this](const std::string& what) { err_ << config_.name << ": " << what << "\n"; };
+      transport = mcp::connect_http(loop.get(), config, log, error);
+    } else {
+      server_ = std::make_unique<mcp::StdioServer>(loop.get(), config.stdio);
+      transport = server_->start(error);
+    }
     if (!transport) {
       error_ = config.name + ": " + error;
       return;
@@ -87,6 +93,7 @@ class Connection {
   }
   ~Connection() {
     if (client_) client_->close("done");
+    if (!server_) return;  // HTTP: the loop's end waits for the DELETE that ends the session
     bool gone = false;
     server_->stop([&] { gone = true; });
     loop_.run_until([&] { return gone; });

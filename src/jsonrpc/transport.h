@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace toolhost::jsonrpc {
 
@@ -26,6 +28,12 @@ class Transport {
   // Stops reading and writing; `closed` is called once. Idempotent.
   virtual void close(const std::string& reason) = 0;
   virtual bool is_open() const = 0;
+
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  // The conversation is set up (MCP: the handshake is done). Where requests have headers
+  // (HTTP), `headers` go with every later one (a header of the same name is replaced); a
+  // transport may now open its channel for the peer's own messages. Line transports ignore it.
+  virtual void established(const Headers& headers) { (void)headers; }
 };
 
 }  // namespace toolhost::jsonrpc

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mcp/http_connection.h"
 #include "mcp/protocol.h"
 
 namespace toolhost::mcp {
@@ -48,6 +49,7 @@ CallOutcome ended(CallOutcome::Status status, std::string text) {
 Client::Client(uv_loop_t* loop, std::unique_ptr<jsonrpc::Transport> transport, Options options,
                Events events)
     : loop_(loop),
+      transport_(transport.get()),
       endpoint_(loop, std::move(transport)),
       options_(std::move(options)),
       events_(std::move(events)) {
@@ -149,6 +151,8 @@ void Client::initialized(const Reply& reply, const Done& done, bool then_discove
   server_.version = string_field(info, "version");
   server_.instructions = string_field(reply.result, "instructions");
   server_.capabilities = reply.result.value("capabilities", Json::object());
+  // Streamable HTTP: every later request names the version (stdio ignores this).
+  transport_->established({{kProtocolVersionHeader, version}});
   endpoint_.notify(method::kInitialized, Json::object());
   connected_ = true;
   done(std::nullopt);
@@ -179,6 +183,7 @@ void Client::discover(Done next) {
     server_.version = string_field(info, "version");
     server_.instructions = string_field(reply.result, "instructions");
     server_.capabilities = reply.result.value("capabilities", Json::object());
+    transport_->established({{kProtocolVersionHeader, server_.protocol_version}});
     connected_ = true;
     next(std::nullopt);
   };

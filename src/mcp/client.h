@@ -1,7 +1,7 @@
 #pragma once
 // The client side of one MCP server connection (SPEC 13.3) over a jsonrpc::Endpoint: the
 // handshake of either era, the tool list, calls with progress, logging, cancellation and
-// timeouts. It runs nothing: the transport (a server process's pipes, later HTTP) is given.
+// timeouts. It runs nothing: the transport (a server process's pipes, HTTP) is given.
 //
 // Each `done` is called exactly once: with the answer, or when the request timed out, the
 // connection closed or the Client was destroyed (at once when the connection was closed already).
@@ -126,6 +126,7 @@ class Client {
                uint64_t timeout_ms);
 
   uv_loop_t* loop_;
+  jsonrpc::Transport* transport_;  // owned by endpoint_: told the version the handshake agreed
   jsonrpc::Endpoint endpoint_;
   Options options_;
   Events events_;

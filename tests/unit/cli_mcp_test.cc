@@ -84,14 +84,15 @@ TEST_F(CliMcp, ListReportsEachServerThatFailsAndListsTheOthers) {
   Json servers = {{"fake", sh(answers(R"("result":{"tools":[{"name":"t"}]})"))},
                   {"broken", sh("echo 'no such module' >&2; exit 1")},
                   {"off", {{"command", "x"}, {"disabled", true}}},
-                  {"web", {{"url", "https://example.com/mcp"}}}};
+                  {"web", {{"url", "http://127.0.0.1:1/mcp"}}}};  // nothing listens there
   EXPECT_EQ(list("", servers), 2);
   EXPECT_EQ(out_.str(), "fake: fake 1.2, MCP 2025-06-18, 1 tool\n  fake__t\n");
-  EXPECT_EQ(err_.str(),
+  std::string web = "toolhost: web: initialize failed: cannot reach http://127.0.0.1:1/mcp: ";
+  EXPECT_EQ(err_.str().substr(0, err_.str().find(web)),
             "toolhost: broken: connection closed: the server exited with status 1; its last "
             "stderr lines:\nno such module\n"
-            "toolhost: off is disabled\n"
-            "toolhost: web: HTTP servers are not supported yet\n");
+            "toolhost: off is disabled\n");
+  EXPECT_NE(err_.str().find(web), std::string::npos) << err_.str();
 }
 
 TEST_F(CliMcp, CallPrintsTheResultsTextAndExitsZero) {
@@ -122,7 +123,7 @@ TEST_F(CliMcp, AServerThatDiesDuringTheCallExitsTwoSayingHow) {
 }
 
 TEST_F(CliMcp, UsageAndConfigurationErrorsExitTwo) {
-  Json servers = {{"fake", sh("exit 0")}, {"web", {{"url", "https://example.com/mcp"}}}};
+  Json servers = {{"fake", sh("exit 0")}, {"web", {{"url", "ftp://example.com/mcp"}}}};
   EXPECT_EQ(call("x", "[1]", servers), 2);
   EXPECT_EQ(err_.str(), "toolhost: the arguments must be a JSON object, as {\"message\":\"hi\"}\n");
   err_.str("");
@@ -130,7 +131,7 @@ TEST_F(CliMcp, UsageAndConfigurationErrorsExitTwo) {
   EXPECT_EQ(err_.str(), "toolhost: no MCP server named \"nowhere\" (configured: fake, web)\n");
   err_.str("");
   EXPECT_EQ(list("web", servers), 2);
-  EXPECT_EQ(err_.str(), "toolhost: web: HTTP servers are not supported yet\n");
+  EXPECT_EQ(err_.str(), "toolhost: web: not an http:// or https:// URL: ftp://example.com/mcp\n");
   err_.str("");
   EXPECT_EQ(run_mcp_call(hermetic("", "fake", "x"), out_, err_), 2);
   EXPECT_EQ(err_.str(),

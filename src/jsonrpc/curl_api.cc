@@ -1,0 +1,87 @@
+#include "jsonrpc/curl_api.h"
+
+#include <mutex>
+
+#ifdef TOOLHOST_CURL_DLOPEN
+#include <dlfcn.h>
+#endif
+
+namespace toolhost::jsonrpc {
+namespace {
+
+CurlApi table{};
+
+#ifdef TOOLHOST_CURL_DLOPEN
+template <typename Function>
+bool find(void* library, const char* name, Function& slot, std::string& missing) {
+  slot = reinterpret_cast<Function>(dlsym(library, name));
+  if (!slot) missing += (missing.empty() ? "" : ", ") + std::string(name);
+  return slot != nullptr;
+}
+
+std::string open_library() {
+  void* library = nullptr;
+  std::string why;
+  for (const char* name : {"libcurl.so.4", "libcurl.so", "libcurl.4.dylib", "libcurl.dylib"}) {
+    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library) break;
+    if (why.empty()) why = dlerror();
+  }
+  if (!library) return "cannot load libcurl (" + why + "); install libcurl (Debian: libcurl4)";
+  std::string missing;
+  find(library, "curl_global_init", table.global_init, missing);
+  find(library, "curl_easy_init", table.easy_init, missing);
+  find(library, "curl_easy_cleanup", table.easy_cleanup, missing);
+  find(library, "curl_easy_setopt", table.easy_setopt, missing);
+  find(library, "curl_easy_getinfo", table.easy_getinfo, missing);
+  find(library, "curl_easy_strerror", table.easy_strerror, missing);
+  find(library, "curl_multi_init", table.multi_init, missing);
+  find(library, "curl_multi_cleanup", table.multi_cleanup, missing);
+  find(library, "curl_multi_setopt", table.multi_setopt, missing);
+  find(library, "curl_multi_add_handle", table.multi_add_handle, missing);
+  find(library, "curl_multi_remove_handle", table.multi_remove_handle, missing);
+  find(library, "curl_multi_assign", table.multi_assign, missing);
+  find(library, "curl_multi_socket_action", table.multi_socket_action, missing);
+  find(library, "curl_multi_info_read", table.multi_info_read, missing);
+  find(library, "curl_slist_append", table.slist_append, missing);
+  find(library, "curl_slist_free_all", table.slist_free_all, missing);
+  if (!missing.empty()) return "the libcurl found lacks " + missing;
+  return "";
+}
+#else
+std::string open_library() {
+  table = CurlApi{&curl_global_init,         &curl_easy_init,           &curl_easy_cleanup,
+                  &curl_easy_setopt,         &curl_easy_getinfo,        &curl_easy_strerror,
+                  &curl_multi_init,          &curl_multi_cleanup,       &curl_multi_setopt,
+                  &curl_multi_add_handle,    &curl_multi_remove_handle, &curl_multi_assign,
+                  &curl_multi_socket_action, &curl_multi_info_read,     &curl_slist_append,
+                  &curl_slist_free_all};
+  return "";
+}
+#endif
+
+std::once_flag loaded;
+std::string load_error;
+
+}  // namespace
+
+bool load_curl(std::string& error) {
+  std::call_once(loaded, [] {
+    load_error = open_library();
+    if (load_error.empty() && table.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+      load_error = "libcurl cannot start";
+    }
+  });
+  error = load_error;
+  return load_error.empty();
+}
+
+const CurlApi& curl() {
+#ifndef TOOLHOST_CURL_DLOPEN
+  std::string ignored;
+  load_curl(ignored);
+#endif
+  return table;
+}
+
+}  // namespace toolhost::jsonrpc
