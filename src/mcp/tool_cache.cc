@@ -28,7 +28,9 @@ std::optional<CachedTools> read_tool_cache(const std::string& state_dir, const s
     return std::nullopt;
   }
   CachedTools cached;
-  cached.protocol = json.value("protocol", std::string());
+  if (auto protocol = json.find("protocol"); protocol != json.end() && protocol->is_string()) {
+    cached.protocol = protocol->get<std::string>();
+  }
   for (const Json& entry : json["tools"]) {
     std::string error;
     auto tool = tool_from_json(entry, error);

@@ -37,7 +37,10 @@ std::vector<core::ParamSpec> params_of(const Json& schema) {
     param.name = name;
     param.required = listed(required, name);
     if (property.is_object()) {
-      param.description = property.value("description", std::string());
+      // A server's schema is untrusted: a value of the wrong type is left out, never thrown.
+      if (auto text = property.find("description"); text != property.end() && text->is_string()) {
+        param.description = text->get<std::string>();
+      }
       if (auto type = property.find("type"); type != property.end()) {
         if (type->is_string()) param.types = {type->get<std::string>()};
         if (type->is_array()) {
