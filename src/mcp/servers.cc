@@ -177,12 +177,21 @@ core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, J
 }
 
 Json Servers::status(bool with_log) const {
+  // The names chat blocks use, as the tool table has them (a clash across servers is hashed).
+  std::map<std::pair<std::string, std::string>, std::string> names;
+  for (const core::ToolSpec& spec : tool_specs()) {
+    names[{spec.remote->server, spec.remote->tool}] = spec.name;
+  }
   Json list = Json::array();
   for (const auto& server : servers_) {
     const ServerConfig& config = server->config();
     Json tools = Json::array();
     for (const Tool& tool : server->tools()) {
-      tools.push_back({{"name", tool.name}, {"description", tool.description}});
+      Json entry = to_json(tool);
+      entry["tool"] = tool.name;
+      auto name = names.find({config.name, tool.name});
+      entry["name"] = name == names.end() ? Json() : Json(name->second);  // null: disabled
+      tools.push_back(std::move(entry));
     }
     Json entry = {{"name", config.name},
                   {"transport", config.url.empty() ? "stdio" : "http"},

@@ -52,8 +52,9 @@ class Servers {
   // The call's own timeout (the server's `timeout_ms`); 0 for an unknown server.
   uint64_t timeout_ms(const std::string& server) const;
 
-  // One entry per server: name, transport, state, protocol, tools, pid, error, retry_in_ms,
-  // command; `log` (its last lines) with `with_log`.
+  // One entry per server: name, transport, state, protocol, tools (each as MCP lists it, with
+  // `tool`, its own name, and `name`, the table's, null when disabled), pid, error,
+  // retry_in_ms, command; `log` (its last lines) with `with_log`.
   nlohmann::json status(bool with_log) const;
   // Starts a server (or every one when `name` is empty) that is not running yet: :checkhealth
   // and the :ToolMcp view list what it offers. Errors name an unknown server.

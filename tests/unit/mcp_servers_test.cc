@@ -134,6 +134,10 @@ TEST_F(McpServers, AServerWithoutCachedToolsStartsAtOnceAndListsThemAsTableEntri
   EXPECT_EQ(status()["state"], "running");
   EXPECT_GT(status()["pid"].get<int>(), 0);
   EXPECT_EQ(status()["protocol"], "2025-11-25");
+  const nlohmann::json listed_echo = status()["tools"][0];
+  EXPECT_EQ(listed_echo["name"], "fake__echo");
+  EXPECT_EQ(listed_echo["tool"], "echo");
+  EXPECT_EQ(listed_echo["inputSchema"]["required"], nlohmann::json::array({"message"}));
   EXPECT_GE(tools_changed_, 1);
 }
 
@@ -248,6 +252,23 @@ TEST_F(McpServers, CancelEndsTheJobAtOnceAndTellsTheServer) {
   EXPECT_TRUE(run([&] { return logged("fake: cancelled"); })) << "notifications/cancelled";
 }
 
+TEST_F(McpServers, ATimeoutEndsTheJobAndTellsTheServer) {
+  make({fake("ok")});
+  auto function = servers_->call(listed("fake__slow"), nlohmann::json::object());
+  ASSERT_TRUE(function);
+  jobs::JobSpec spec;
+  spec.stream = *function;
+  spec.timeout_ms = 100;
+  std::optional<jobs::JobInfo> seen;
+  jobs::JobEvents events;
+  events.finished = [&](const jobs::JobInfo& info) { seen = info; };
+  engine_->submit(std::move(spec), std::move(events));
+  ASSERT_TRUE(run([&] { return seen.has_value(); }));
+  EXPECT_EQ(seen->status, core::Status::TimedOut);
+  EXPECT_TRUE(run([&] { return logged("fake: cancelled"); })) << "notifications/cancelled";
+  EXPECT_EQ(status()["state"], "running") << "the server stays";
+}
+
 TEST_F(McpServers, ListChangedRefreshesTheToolTable) {
   make({fake("ok")});
   core::RemoteTool change = listed("fake__change");
@@ -270,6 +291,7 @@ TEST_F(McpServers, DisabledToolsAreLeftOutAndPolicyKeysApplyWithoutARestart) {
   make({config});
   listed("fake__echo");
   EXPECT_FALSE(tool("fake__crash").has_value());
+  EXPECT_TRUE(status()["tools"][1]["name"].is_null()) << "crash is disabled";
   const int pid = status()["pid"].get<int>();
   config.auto_approve = {"echo"};
   servers_->configure({config});
