@@ -3,9 +3,11 @@
 // node_modules, from scripts/install-test-node-deps; $TOOLHOST_MCP_NODE_MODULES points
 // elsewhere). Skipped without Node.js or the package.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "e2e/chat_helpers.h"
@@ -89,6 +91,39 @@ TEST_F(McpChat, EchoWaitsForApprovalThenRunsAndItsResultIsInTheBuffer) {
   std::string text = text_of(nvim, buf);
   EXPECT_NE(text.find("tool=everything__echo status=succeeded"), std::string::npos) << text;
   EXPECT_NE(text.find("\nEcho: hello from a chat\n"), std::string::npos) << text;
+}
+
+// No cache yet (a fresh state dir), and the server held back until the block has been read:
+// the block names a tool nobody knows; once the server listed its tools, the buffer is parsed
+// again and the block is a call that runs.
+TEST_F(McpChat, ABlockReadBeforeTheServerListedItsToolsBecomesACallWhenItHas) {
+  char dir[] = "/tmp/toolhost-mcp-gate-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string gate = std::string(dir) + "/open";
+  json held = options();
+  held["mcp"]["servers"]["everything"]["command"] = "sh";
+  held["mcp"]["servers"]["everything"]["args"] = {
+      "-c", "while [ ! -e \"$1\" ]; do sleep 0.05; done; exec node \"$0\" stdio",
+      everything_server(), gate};
+  NvimHarness nvim(held);
+  record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
+  int64_t buf = open_chat(nvim, "early.chat.md");
+  reply(nvim, buf, json_block("everything__echo", {{"message", "early"}}));
+  barrier(nvim, buf);
+  EXPECT_NE(diagnostics(nvim, buf).dump().find("everything__echo"), std::string::npos)
+      << "an unknown tool until the server has listed it";
+  std::ofstream(gate).put('\n');
+  wait_for_tool(nvim, "everything__echo");
+  barrier(nvim, buf);
+  EXPECT_EQ(diagnostics(nvim, buf).dump().find("unknown tool"), std::string::npos);
+  set_cursor(nvim, row_of(nvim, buf, "```json") + 1);
+  nvim.command("ToolRun");
+  json finished = wait_event(nvim, "ToolhostJobFinished");
+  EXPECT_EQ(finished["tool"], "everything__echo");
+  EXPECT_EQ(finished["status"], "succeeded");
+  barrier(nvim, buf);
+  EXPECT_NE(text_of(nvim, buf).find("\nEcho: early\n"), std::string::npos) << text_of(nvim, buf);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(McpChat, AnAutoApprovedLongRunningToolStreamsItsProgressAndCancelStopsIt) {
