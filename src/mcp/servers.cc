@@ -1,10 +1,12 @@
 #include "mcp/servers.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
 #include "mcp/arguments_check.h"
+#include "mcp/media_files.h"
 #include "mcp/tool_specs.h"
 
 namespace toolhost::mcp {
@@ -25,6 +27,16 @@ std::string progress_line(const Progress& progress) {
   if (progress.total) line += "/" + number(*progress.total);
   if (!progress.message.empty()) line += ": " + progress.message;
   return line + "\n";
+}
+
+// Unique per call: the tool's name (only file-name characters) and the time.
+std::string media_prefix(const std::string& server, const std::string& tool) {
+  static uint64_t calls = 0;
+  std::string prefix = server + "__" + tool;
+  for (char& c : prefix) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
+  return prefix + "-" + std::to_string(jobs::wall_clock_ms()) + "-" + std::to_string(++calls);
 }
 
 jobs::TaskOutcome task_outcome(CallOutcome outcome) {
@@ -130,7 +142,8 @@ core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, J
   std::weak_ptr<bool> alive = alive_;
   const std::string server_name = tool.server;
   const std::string tool_name = tool.tool;
-  return jobs::StreamFunction([this, alive, server_name, tool_name, arguments](
+  const std::string media_dir = options_.cache_dir.empty() ? "" : options_.cache_dir + "/mcp";
+  return jobs::StreamFunction([this, alive, server_name, tool_name, arguments, media_dir](
                                   jobs::OutputSink output, jobs::TaskDone done) -> jobs::StopHook {
     struct CallState {
       bool stopped = false;
@@ -146,7 +159,7 @@ core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, J
     if (server->state() != SupervisedServer::State::kReady) {
       output("starting the MCP server " + server_name + "\n");
     }
-    server->when_ready([this, alive, state, server_name, tool_name, arguments, output,
+    server->when_ready([this, alive, state, server_name, tool_name, arguments, media_dir, output,
                         done](std::optional<std::string> error) {
       if (state->stopped) return;
       if (error) return done({1, "", server_name + ": " + *error});
@@ -158,8 +171,10 @@ core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, J
       events.log = [output](const std::string& level, const std::string& text) {
         output(level + ": " + text + "\n");
       };
-      events.done = [state, done](CallOutcome outcome) {
+      events.done = [state, done, media_dir, server_name, tool_name](CallOutcome outcome) {
         state->client = nullptr;
+        if (state->stopped) return;  // the job has ended: nothing to show it in
+        save_media(outcome, media_dir, media_prefix(server_name, tool_name));
         done(task_outcome(std::move(outcome)));
       };
       state->client = client;
@@ -233,10 +248,48 @@ core::Result<bool> Servers::stop(const std::string& name) {
   return true;
 }
 
-void Servers::shutdown(std::function<void()> done) {
-  auto left = std::make_shared<size_t>(servers_.size() + leaving_.size() + 1);
-  auto one_gone = [left, done] {
-    if (--*left == 0 && done) done();
+void Servers::shutdown(std::function<void()> done, uint64_t kill_after_ms) {
+  struct Shutdown {
+    Servers* servers = nullptr;
+    size_t left = 0;
+    bool over = false;
+    uv_timer_t* timer = nullptr;
+    std::function<void()> done;
+    std::shared_ptr<Shutdown> keep;  // while the timer may still fire
+    void finish() {
+      if (over) return;
+      over = true;
+      if (timer) {
+        uv_close(reinterpret_cast<uv_handle_t*>(timer),
+                 [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+        timer = nullptr;
+      }
+      auto self = std::move(keep);  // this lives until the end of finish()
+      if (done) done();
+    }
+  };
+  auto state = std::make_shared<Shutdown>();
+  state->servers = this;
+  state->left = servers_.size() + leaving_.size() + 1;
+  state->done = std::move(done);
+  if (kill_after_ms > 0) {
+    state->keep = state;
+    state->timer = new uv_timer_t;
+    uv_timer_init(loop_, state->timer);
+    state->timer->data = state.get();
+    uv_timer_start(
+        state->timer,
+        [](uv_timer_t* t) {
+          auto* shutdown = static_cast<Shutdown*>(t->data);
+          // Destroying them SIGKILLs the process groups still running (StdioServer).
+          shutdown->servers->servers_.clear();
+          shutdown->servers->leaving_.clear();
+          shutdown->finish();
+        },
+        kill_after_ms, 0);
+  }
+  auto one_gone = [state] {
+    if (--state->left == 0) state->finish();
   };
   for (auto& server : servers_) server->stop(one_gone);
   for (auto& server : leaving_) server->stop(one_gone);

@@ -61,8 +61,10 @@ class Servers {
   core::Result<bool> start(const std::string& name);
   core::Result<bool> restart(const std::string& name);
   core::Result<bool> stop(const std::string& name);
-  // Stops every server (stdin closed, then TERM, then KILL); `done` once all are gone.
-  void shutdown(std::function<void()> done);
+  // Stops every server (stdin closed, then TERM, then KILL); `done` once all are gone. Those
+  // still there after `kill_after_ms` (0: no limit) get SIGKILL at once: the host must be gone
+  // within a second of Neovim's exit, and no server may outlive it.
+  void shutdown(std::function<void()> done, uint64_t kill_after_ms = 0);
 
  private:
   SupervisedServer* find(const std::string& name) const;

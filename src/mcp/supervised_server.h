@@ -26,6 +26,7 @@ namespace toolhost::mcp {
 struct SupervisionOptions {
   std::string version;    // toolhost's, in the handshake
   std::string state_dir;  // the tool cache ({state_dir}/mcp); empty: none
+  std::string cache_dir;  // images and audio of results ({cache_dir}/mcp); empty: not saved
   StdioTiming timing;
   uint64_t backoff_initial_ms = 1000;
   uint64_t backoff_max_ms = 30'000;

@@ -55,7 +55,8 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
           options_.registry_state_dir.empty() ? options_.state_dir : options_.registry_state_dir,
           options_.version, [this](int64_t buf) { return session(buf); },
           [this] { update_ticker(); }}),
-      mcp_(loop, options_.state_dir, options_.version, tools_, [this] { rebuild_tools(); }) {
+      mcp_(loop, options_.state_dir, options_.cache_dir, options_.version, tools_,
+           [this] { rebuild_tools(); }) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
   // A finished job's feedback leaves from an idle handle (session::Feedback), at the end of
@@ -365,7 +366,8 @@ void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
   uv_timer_stop(&ticker_);
   agents_.close();  // the agents' calls are canceled with the jobs below
   // Both at once: the engine's end of a running MCP call tells its server (cancelled) while
-  // the servers are still there; they close when told to stop.
+  // the servers are still there; they close when told to stop, and what is left of them after
+  // the grace is killed (the process exits soon after: no server may outlive it).
   auto left = std::make_shared<int>(2);
   auto one_done = [this, left, done = std::move(done)] {
     if (--*left > 0) return;
@@ -376,7 +378,7 @@ void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
     done();
   };
   engine_.shutdown(grace_ms, one_done);
-  mcp_.servers().shutdown(one_done);
+  mcp_.servers().shutdown(one_done, grace_ms);
 }
 
 }  // namespace toolhost::server

@@ -4,14 +4,16 @@
 
 namespace toolhost::server {
 
-McpTools::McpTools(uv_loop_t* loop, const std::string& state_dir, const std::string& version,
-                   const core::ToolTable& table, std::function<void()> tools_changed)
+McpTools::McpTools(uv_loop_t* loop, const std::string& state_dir, const std::string& cache_dir,
+                   const std::string& version, const core::ToolTable& table,
+                   std::function<void()> tools_changed)
     : table_(table),
       servers_(
           loop,
           [&] {
             mcp::Servers::Options options;
             options.state_dir = state_dir;
+            options.cache_dir = cache_dir;
             options.version = version;
             return options;
           }(),

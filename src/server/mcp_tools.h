@@ -18,8 +18,9 @@ namespace toolhost::server {
 class McpTools : public tools::RemoteTools {
  public:
   // `table`: the host's tool table, where find() looks (it holds the servers' tools).
-  McpTools(uv_loop_t* loop, const std::string& state_dir, const std::string& version,
-           const core::ToolTable& table, std::function<void()> tools_changed);
+  McpTools(uv_loop_t* loop, const std::string& state_dir, const std::string& cache_dir,
+           const std::string& version, const core::ToolTable& table,
+           std::function<void()> tools_changed);
 
   mcp::Servers& servers() { return servers_; }
 

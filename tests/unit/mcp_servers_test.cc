@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,7 +61,10 @@ class McpServers : public ::testing::Test {
 
   Servers& make(std::vector<ServerConfig> configs, Servers::Options options = {}) {
     options.state_dir = state_.path();
-    options.timing.stdin_grace_ms = 100;
+    options.cache_dir = cache_.path();
+    if (options.timing.stdin_grace_ms == StdioTiming{}.stdin_grace_ms) {
+      options.timing.stdin_grace_ms = 100;
+    }
     options.timing.term_grace_ms = 100;
     if (options.backoff_initial_ms == Servers::Options{}.backoff_initial_ms) {
       options.backoff_initial_ms = 50;
@@ -113,6 +118,7 @@ class McpServers : public ::testing::Test {
 
   uv_loop_t loop_;
   TempDir state_;
+  TempDir cache_;
   std::unique_ptr<jobs::Engine> engine_;
   std::unique_ptr<Servers> servers_;
   int tools_changed_ = 0;
@@ -162,6 +168,22 @@ TEST_F(McpServers, ACallStreamsProgressAndEndsWithTheResultText) {
   EXPECT_EQ(job.status, core::Status::Succeeded) << job.error;
   EXPECT_EQ(job.out.text(), "Echo: hi");
   EXPECT_EQ(job.err.text(), "progress 1/2: half way\n");
+}
+
+TEST_F(McpServers, AnImageIsSavedInTheCacheDirAndShownByItsPath) {
+  make({fake("ok")});
+  jobs::JobInfo job = call(listed("fake__image"), nlohmann::json::object());
+  EXPECT_EQ(job.status, core::Status::Succeeded) << job.error;
+  const std::string text = job.out.text();
+  const std::string note = "[image image/png, 5 bytes: ";
+  const size_t at = text.find(note);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_EQ(text.rfind("Here:\n", 0), 0u) << text;
+  const std::string path = text.substr(at + note.size(), text.find(']', at) - at - note.size());
+  EXPECT_EQ(path.rfind(cache_.path() + "/mcp/fake__image-", 0), 0u) << path;
+  std::ifstream file(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes, "hello");
 }
 
 TEST_F(McpServers, TheFirstCallStartsTheServer) {
@@ -298,6 +320,27 @@ TEST_F(McpServers, DisabledToolsAreLeftOutAndPolicyKeysApplyWithoutARestart) {
   EXPECT_TRUE(tool("fake__echo")->auto_approve);
   EXPECT_TRUE(tool("fake__echo")->approved_by_name);
   EXPECT_EQ(status()["pid"].get<int>(), pid) << "the same process";
+}
+
+// Dead: gone, or a zombie nobody has reaped yet.
+bool dead(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, name, state;
+  if (!(stat >> pid_field >> name >> state)) return true;
+  return state == "Z";
+}
+
+TEST_F(McpServers, ShutdownKillsAServerThatIsStillThereAfterTheGrace) {
+  Servers::Options options;
+  options.timing.stdin_grace_ms = 60'000;  // a server that ignores its closed stdin
+  make({fake("hang")}, options);
+  ASSERT_TRUE(run([&] { return status()["pid"].get<int>() > 0; }));
+  const int pid = status()["pid"].get<int>();
+  bool gone = false;
+  servers_->shutdown([&] { gone = true; }, 100);
+  EXPECT_TRUE(run([&] { return gone; }, 5000)) << "shutdown waited for the server";
+  EXPECT_TRUE(run([&] { return dead(pid); }, 5000)) << "the server outlived the shutdown";
+  servers_.reset();
 }
 
 TEST_F(McpServers, StopEndsTheProcessAndTheNextNeedStartsItAgain) {
