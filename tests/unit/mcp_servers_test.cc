@@ -343,11 +343,17 @@ TEST_F(McpServers, ShutdownKillsAServerThatIsStillThereAfterTheGrace) {
   servers_.reset();
 }
 
-TEST_F(McpServers, StopEndsTheProcessAndTheNextNeedStartsItAgain) {
+TEST_F(McpServers, RestartAndStopEndTheProcessAndTheNextNeedStartsItAgain) {
   make({fake("ok")});
   listed("fake__echo");
+  const int first = status()["pid"].get<int>();
+  ASSERT_TRUE(servers_->restart("fake"));
+  ASSERT_TRUE(run([&] { return status()["state"] == "running"; }));
+  EXPECT_NE(status()["pid"].get<int>(), first) << "a new process";
+  EXPECT_TRUE(run([&] { return dead(first); })) << "the old one stopped";
   ASSERT_TRUE(servers_->stop("fake"));
   EXPECT_EQ(status()["state"], "stopped");
+  EXPECT_EQ(status()["pid"], 0);
   EXPECT_FALSE(servers_->stop("nope"));
   jobs::JobInfo job = call(*tool("fake__echo"), {{"message", "again"}});
   EXPECT_EQ(job.out.text(), "Echo: again");
