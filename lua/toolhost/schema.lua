@@ -334,6 +334,13 @@ local entries = {
     },
   },
   {
+    name = "mcp",
+    type = T.table,
+    optional = true,
+    host = true,
+    description = "MCP servers whose tools chat blocks can call: { servers = { NAME = { command, args, env, cwd, auto_approve, disabled_tools, trusted, timeout_ms, startup_timeout_ms, disabled, protocol } } } (:help toolhost-mcp).",
+  },
+  {
     name = "log_level",
     type = one_of("debug", "info", "warn", "error", "off"),
     default = "warn",

@@ -39,6 +39,9 @@ struct RemoteTool {
   nlohmann::json annotations = nlohmann::json::object();   // the server's hints, untrusted
   bool auto_approve =
       false;  // `auto_approve` names it (or the whole server), or trusted + readOnlyHint
+  // By the `auto_approve` list (not the whole server, not trust): such an approval holds only
+  // while the fingerprint stays the one first seen.
+  bool approved_by_name = false;
   bool destructive = false;  // the server says destructiveHint (or gives no hint)
   // A hash of the description and the input schema: an approval by name holds only while it
   // stays the same (SPEC 13.3).

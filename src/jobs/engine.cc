@@ -137,7 +137,7 @@ void Engine::start(Job& job) {
   };
   open_log(job);
   job.info.spec.nice = options_.job_nice;
-  if (job.info.spec.task || job.info.spec.async) {
+  if (job.info.spec.task || job.info.spec.async || job.info.spec.stream) {
     job.process = std::make_unique<Task>(loop_, job.info, events);
   } else if (!job.info.spec.steps.empty()) {
     job.process = std::make_unique<Sequence>(loop_, job.info, options_.kill_grace_ms, events);

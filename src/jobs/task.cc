@@ -16,8 +16,9 @@ bool Task::start(const std::vector<std::string>&) {
   info_.started_at_ms = wall_clock_ms();
   info_.status = Status::Running;
   const JobSpec& spec = info_.spec;
+  const bool on_loop = spec.async || spec.stream;
   int rc = UV_EINVAL;
-  if (spec.async) {
+  if (on_loop) {
     self_ = std::make_shared<Task*>(this);
     rc = 0;
   } else if (spec.task) {
@@ -32,28 +33,16 @@ bool Task::start(const std::vector<std::string>&) {
         [](uv_timer_t* timer) { static_cast<Task*>(timer->data)->finish(Status::Failed); }, 0, 0);
     return false;
   }
-  working_ = !spec.async;
+  working_ = !on_loop;
   if (spec.timeout_ms > 0) {
     uv_timer_start(
         &deadline_,
         [](uv_timer_t* timer) { static_cast<Task*>(timer->data)->terminate(Status::TimedOut, 0); },
         spec.timeout_ms, 0);
   }
-  if (spec.async) {
-    std::weak_ptr<Task*> weak = self_;
+  if (on_loop) {
     starting_ = true;
-    try {
-      spec.async([weak](TaskOutcome outcome) {
-        auto self = weak.lock();
-        if (!self || !*self) return;
-        if (!(*self)->starting_) return (*self)->complete(std::move(outcome));
-        (*self)->outcome_ = std::move(outcome);  // no event may fire inside submit()
-        (*self)->deferred_ = true;
-      });
-    } catch (const std::exception& e) {
-      outcome_ = TaskOutcome{1, "", e.what()};
-      deferred_ = true;
-    }
+    start_function(spec);
     starting_ = false;
     if (deferred_) {
       uv_timer_start(
@@ -66,6 +55,42 @@ bool Task::start(const std::vector<std::string>&) {
     }
   }
   return true;
+}
+
+void Task::start_function(const JobSpec& spec) {
+  std::weak_ptr<Task*> weak = self_;
+  TaskDone done = [weak](TaskOutcome outcome) {
+    auto self = weak.lock();
+    if (!self || !*self) return;
+    if (!(*self)->starting_) return (*self)->complete(std::move(outcome));
+    (*self)->outcome_ = std::move(outcome);  // no event may fire inside submit()
+    (*self)->deferred_ = true;
+  };
+  try {
+    if (!spec.stream) return spec.async(std::move(done));
+    OutputSink output = [weak](std::string_view text) {
+      auto self = weak.lock();
+      if (self && *self) (*self)->stream_output(text);
+    };
+    stop_ = spec.stream(std::move(output), std::move(done));
+  } catch (const std::exception& e) {
+    outcome_ = TaskOutcome{1, "", e.what()};
+    deferred_ = true;
+  }
+}
+
+void Task::stream_output(std::string_view text) {
+  if (finished_ || text.empty()) return;
+  pending_output_.append(text);
+  if (!starting_) flush_pending_output();
+}
+
+void Task::flush_pending_output() {
+  if (pending_output_.empty()) return;
+  std::string text = std::move(pending_output_);
+  pending_output_.clear();
+  info_.err.append(text);
+  if (events_.output) events_.output(Stream::Stderr, text);
 }
 
 void Task::on_work(uv_work_t* request) {
@@ -89,6 +114,8 @@ void Task::on_work_done(uv_work_t* request, int) {
 
 void Task::complete(TaskOutcome outcome) {
   if (finished_) return;  // timed out or canceled meanwhile: the late result is dropped
+  flush_pending_output();
+  stop_ = nullptr;
   // No process ran: no exit code; a failure's text is the job's error (diagnostic, job list).
   info_.duration_s = static_cast<double>(uv_hrtime() - start_ns_) / 1e9;
   const bool ok = outcome.exit_code == 0;
@@ -105,14 +132,24 @@ void Task::complete(TaskOutcome outcome) {
 bool Task::terminate(Status reason, uint64_t) {
   if (finished_) return false;
   info_.duration_s = static_cast<double>(uv_hrtime() - start_ns_) / 1e9;
+  flush_pending_output();
   finish(reason);
+  // After the end: whatever the hook does (a late `done`, output) is dropped.
+  if (auto stop = std::move(stop_)) {
+    stop_ = nullptr;
+    try {
+      stop(reason);
+    } catch (const std::exception&) {
+      // The job has ended either way; a stop that failed loses nothing of it.
+    }
+  }
   return true;
 }
 
 void Task::hurry(uint64_t) {
   // The job ends `interrupted` now, as a process's does (Lua shows the call so); the function
   // on the threadpool cannot be stopped: shutdown waits for it (file tools are short and
-  // bounded) and drops what it returns.
+  // bounded) and drops what it returns; a stream function's stop hook runs.
   terminate(Status::Interrupted, 0);
 }
 

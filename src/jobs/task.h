@@ -1,9 +1,11 @@
 #pragma once
 // A job that is a function (SPEC 6): `spec.task` runs on libuv's threadpool so the loop never
 // waits on the disk (the file tools, SPEC 7); `spec.async` is started on the loop and reports
-// back later (a Lua tool that Neovim runs). The function gets no loop and no job: only its own
-// inputs, captured. A timeout or cancel ends the job at once; the function cannot be
-// interrupted, so it runs to its end in the background and what it returns then is dropped.
+// back later (a Lua tool that Neovim runs); `spec.stream` too, streaming output lines as it
+// goes, and it can be stopped (a call of an MCP server's tool). The function gets no loop and
+// no job: only its own inputs, captured. A timeout or cancel ends the job at once; a stream
+// function is told through its stop hook, the others cannot be interrupted: they run to their
+// end in the background and what they return then is dropped.
 
 #include <uv.h>
 
@@ -31,6 +33,11 @@ class Task : public Executor {
   static void on_work_done(uv_work_t* request, int status);
   // The function's result, on the loop thread.
   void complete(TaskOutcome outcome);
+  // Starts spec.stream or spec.async; false when it threw.
+  void start_function(const JobSpec& spec);
+  // A stream function's output line(s), on the loop.
+  void stream_output(std::string_view text);
+  void flush_pending_output();
   void finish(Status status);
   void maybe_closed();
 
@@ -40,6 +47,10 @@ class Task : public Executor {
   uv_work_t request_{};
   uv_timer_t deadline_{};
   TaskOutcome outcome_;  // written by the worker thread, read after on_work_done
+  StopHook stop_;        // a stream function's, until the job ends
+  // A stream function's output from inside start() (no event may fire inside submit()), shown
+  // with its next output or its end.
+  std::string pending_output_;
   // What an async function's `done` holds: this Task until it closes, then null, so a late
   // `done` finds nothing to call.
   std::shared_ptr<Task*> self_;

@@ -39,15 +39,24 @@ using TaskFunction = std::function<TaskOutcome()>;
 // comes after the job ended (timeout, cancel) is ignored.
 using TaskDone = std::function<void(TaskOutcome)>;
 using AsyncFunction = std::function<void(TaskDone done)>;
+// A function on the loop that streams output and can be stopped (a call of an MCP server's
+// tool): it gets `output`, for lines of the job's output (its stderr stream: what the call says
+// while it works, not its result), and `done`, and returns the hook that stops it. On cancel,
+// timeout or shutdown the job ends at once and then the hook runs with that status (the
+// function tells whoever does the work); `output` and `done` after the job ended are ignored.
+using OutputSink = std::function<void(std::string_view text)>;
+using StopHook = std::function<void(Status reason)>;
+using StreamFunction = std::function<StopHook(OutputSink output, TaskDone done)>;
 
 struct JobSpec {
-  // A process (argv), or a function: `task` on the threadpool, or `async` when set.
+  // A process (argv), or a function: `task` on the threadpool, or `async` or `stream` when set.
   std::vector<std::string> argv;
   // Several processes, one after another, when set (instead of argv): the job stops at the
   // first step that fails; timeout_ms covers them all (a custom tool's `cmds`, SPEC 7).
   std::vector<std::vector<std::string>> steps;
   TaskFunction task;
   AsyncFunction async;
+  StreamFunction stream;
   std::string cwd;
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
   uint64_t timeout_ms = core::defaults::kTimeoutMs;      // 0 = no timeout

@@ -158,6 +158,11 @@ ParseDelta IncrementalParser::set_complete(bool complete) {
   return renumber_and_diff(replace_segments(last, last + 1, std::move(same), 0));
 }
 
+ParseDelta IncrementalParser::set_tools(ToolTable tools) {
+  options_.tools = std::move(tools);
+  return split_all();
+}
+
 ParseDelta IncrementalParser::set_header_style(HeaderStyle style) {
   if (style == options_.header_style) return {};
   options_.header_style = style;

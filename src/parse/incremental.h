@@ -28,6 +28,8 @@ class IncrementalParser {
   ParseDelta apply(int first, int last, std::vector<std::string> replacement);
   // Options::complete changed (a reply finished streaming): re-reads the last message.
   ParseDelta set_complete(bool complete);
+  // The tool table changed (an MCP server's tools arrived): reads the buffer anew.
+  ParseDelta set_tools(ToolTable tools);
   // The buffer's header style became known (its filetype): splits the buffer anew.
   ParseDelta set_header_style(HeaderStyle style);
 

@@ -161,7 +161,7 @@ std::vector<std::string> refused_body(const std::string& reason) {
 }
 
 std::vector<std::string> job_body(const jobs::JobInfo& job, const ResultOptions& options) {
-  const bool function = job.spec.task || job.spec.async;
+  const bool function = job.spec.task || job.spec.async || job.spec.stream;
   return function ? task_body(job) : terminal_body(job, options);
 }
 

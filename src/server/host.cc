@@ -54,7 +54,9 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
           loop, &api_, &config_,
           options_.registry_state_dir.empty() ? options_.state_dir : options_.registry_state_dir,
           options_.version, [this](int64_t buf) { return session(buf); },
-          [this] { update_ticker(); }}) {
+          [this] { update_ticker(); }}),
+      mcp_(loop, options_.state_dir, options_.cache_dir, options_.version, tools_,
+           [this] { rebuild_tools(); }) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
   // A finished job's feedback leaves from an idle handle (session::Feedback), at the end of
@@ -115,7 +117,10 @@ void Host::start() {
                [this](const nlohmann::json& args) { return jobs_cancel(engine_, args); });
   methods_.add("jobs.interrupt_host", bind(&Host::interrupt_host));
   methods_.add("toolhost.tools",
-               [this](const nlohmann::json& args) { return tools_list(config_, args); });
+               [this](const nlohmann::json& args) { return tools_list(tools_, args); });
+  methods_.add("toolhost.mcp_servers", bind(&Host::mcp_servers));
+  methods_.add("toolhost.mcp_restart", bind(&Host::mcp_restart));
+  methods_.add("toolhost.mcp_stop", bind(&Host::mcp_stop));
   for (const std::string& method : methods_.names()) serve(method);
   peer_.on_notification("toolhost.call",
                         [this](const rpc::Message& message) { bridge(first_arg(message)); });
@@ -181,9 +186,10 @@ Host::Reply Host::setup(const nlohmann::json& args) {
   auto config = core::config_from_json(args);
   if (!config) return core::error("invalid options: " + config.error());
   config_ = std::move(*config);
-  // Sessions attached from now on parse with the custom tools too (Lua sets the host up
-  // before it attaches a buffer).
-  tools_ = core::tool_table_for(config_);
+  // Sessions parse with the custom tools and the MCP servers' tools too (Lua sets the host up
+  // before it attaches a buffer; a server's tools come from its cache until it lists them).
+  configure_mcp(args.is_object() ? args.value("mcp", nlohmann::json()) : nlohmann::json());
+  rebuild_tools();
   engine_.set_options(jobs::with_config(engine_.options(), config_));
   uv_timer_set_repeat(&ticker_, std::max<uint64_t>(10, config_.output.stream_interval_ms));
   // Lua's job mirror (toolhost.jobs(), statusline) starts from what the host knows, history
@@ -359,13 +365,20 @@ void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
   stopping_ = true;
   uv_timer_stop(&ticker_);
   agents_.close();  // the agents' calls are canceled with the jobs below
-  engine_.shutdown(grace_ms, [this, done = std::move(done)] {
+  // Both at once: the engine's end of a running MCP call tells its server (cancelled) while
+  // the servers are still there; they close when told to stop, and what is left of them after
+  // the grace is killed (the process exits soon after: no server may outlive it).
+  auto left = std::make_shared<int>(2);
+  auto one_done = [this, left, done = std::move(done)] {
+    if (--*left > 0) return;
     feedback_.close();
     api_.flush_batches();
     uv_close(reinterpret_cast<uv_handle_t*>(&ticker_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&history_writer_), nullptr);
     done();
-  });
+  };
+  engine_.shutdown(grace_ms, one_done);
+  mcp_.servers().shutdown(one_done, grace_ms);
 }
 
 }  // namespace toolhost::server

@@ -19,6 +19,7 @@
 #include "server/agent_hub.h"
 #include "server/buffer_reads.h"
 #include "server/lua_tools.h"
+#include "server/mcp_tools.h"
 #include "server/methods.h"
 #include "session/feedback.h"
 #include "session/session.h"
@@ -72,6 +73,17 @@ class Host {
   Reply mirror(const nlohmann::json& args);
   // {root}: agents' `toolhost mcp serve` may reach this host for that project (host_agents.cc).
   Reply serve_agents(const nlohmann::json& args);
+  // --- MCP servers (host_mcp.cc) ---
+  // {start?, log?} -> {servers = [{name, transport, state, protocol, tools, pid, error,
+  // retry_in_ms, command, log?}]}
+  Reply mcp_servers(const nlohmann::json& args);
+  Reply mcp_restart(const nlohmann::json& args);  // {name}
+  Reply mcp_stop(const nlohmann::json& args);     // {name}
+  // setup()'s `mcp` table: the servers from now on.
+  void configure_mcp(const nlohmann::json& options);
+  // The tool table anew (built-in, custom, the servers' tools); when it changed, the attached
+  // buffers parse again and Lua hears ToolhostToolsChanged.
+  void rebuild_tools();
   // The attached, ready session of args.buf, with `action` run once it has read its buffer.
   Reply with_session(const nlohmann::json& args, std::function<void(session::Session&)> action);
 
@@ -102,6 +114,7 @@ class Host {
   MethodTable methods_;
   BufferReads reads_;
   AgentHub agents_;
+  McpTools mcp_;
   uv_timer_t ticker_{};
   uv_prepare_t history_writer_{};  // writes the engine's held history lines (see the ctor)
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;

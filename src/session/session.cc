@@ -220,8 +220,8 @@ void Session::start(const parse::ToolCall& call, Origin origin, bool automatic) 
 
 bool Session::launch(const parse::ToolCall& call, Origin origin, bool automatic, bool placed) {
   all_done_sent_ = false;
-  auto job = tools::job_for(
-      call, tools::RunContext{ctx_.config, root_, ctx_.editor, ctx_.loop, buf_, automatic});
+  auto job = tools::job_for(call, tools::RunContext{ctx_.config, root_, ctx_.editor, ctx_.loop,
+                                                    buf_, automatic, ctx_.remote});
   if (!job && !placed) return false;
   if (!job) {
     finish_refused(call, job.error(), origin);
@@ -339,6 +339,11 @@ void Session::detach() {
 
 void Session::set_filetype(std::string_view filetype) {
   take(parser_.set_header_style(parse::header_style_for(filetype)));
+  if (ready_) sync_feedback();
+}
+
+void Session::tools_changed() {
+  take(parser_.set_tools(ctx_.tools));
   if (ready_) sync_feedback();
 }
 

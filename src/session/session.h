@@ -20,6 +20,7 @@
 #include "results/output_tail.h"
 #include "session/feedback.h"
 #include "tools/editor.h"
+#include "tools/remote.h"
 
 namespace toolhost::session {
 
@@ -47,6 +48,8 @@ struct Context {
   tools::Editor* editor = nullptr;  // Neovim's side of Lua tools and loaded-buffer edits
   uv_loop_t* loop = nullptr;
   CallObserver* observer = nullptr;
+  // The MCP servers' tools: how they run and what their policy reads (null: none).
+  tools::RemoteTools* remote = nullptr;
 };
 
 class Session {
@@ -144,6 +147,9 @@ class Session {
   // Watched again (:ToolAttach after :ToolDetach while a job ran): the buffer is read anew
   // (load), and results of jobs still running land again.
   void reattach(std::string root, std::string name);
+  // The tool table changed (an MCP server's tools were listed or changed): the buffer is parsed
+  // again with it, so a block naming such a tool becomes a call.
+  void tools_changed();
   // The buffer's filetype decides its header style (CodeCompanion headings, llm-sidekick
   // names); other filetypes take the style of the first header.
   void set_filetype(std::string_view filetype);

@@ -21,7 +21,7 @@ const parse::ToolCall* Session::call_starting_at(int row) const {
 bool Session::start_agent_call(const std::string& call_id) {
   const parse::ToolCall* call = find_call(call_id);
   if (!call || !pending(*call) || call->status == core::Status::Incomplete) return false;
-  tools::Approval approval = tools::auto_accept(*call, ctx_.config, root_);
+  tools::Approval approval = tools::auto_accept(*call, ctx_.config, root_, ctx_.remote);
   if (approval.auto_run()) {
     start(*call, Origin::User, /*automatic=*/true);
   } else {
@@ -54,7 +54,7 @@ std::optional<parse::ToolCall> Session::agent_call_ahead(
   if (alone.calls.size() != 1 || !alone.errors.empty()) return std::nullopt;
   parse::ToolCall call = std::move(alone.calls.front());
   if (call.status != core::Status::Pending) return std::nullopt;
-  if (!tools::auto_accept(call, ctx_.config, root_).auto_run()) return std::nullopt;
+  if (!tools::auto_accept(call, ctx_.config, root_, ctx_.remote).auto_run()) return std::nullopt;
   // Its id counts the identical calls above it (SPEC 3): those of the mirror, then those
   // started ahead whose blocks are on their way (their ids are the next ones, in order).
   std::unordered_set<std::string_view> taken;

@@ -128,7 +128,7 @@ void Session::continue_chain() {
     }
     if (!pending(*call)) continue;
     if (std::find(awaiting_.begin(), awaiting_.end(), call->id) != awaiting_.end()) return;
-    tools::Approval approval = tools::auto_accept(*call, ctx_.config, root_);
+    tools::Approval approval = tools::auto_accept(*call, ctx_.config, root_, ctx_.remote);
     if (approval.verdict == tools::Approval::Verdict::Yes) {
       return start(*call, Origin::Chain, /*automatic=*/true);
     }
@@ -181,7 +181,8 @@ void Session::maybe_all_done() {
     // The chain goes on to it (or asks its auto_accept function); once the chain stopped (a
     // failure, rejection or cancel), a pending call waits for the user like any other.
     if (chain_ && pending(*call) &&
-        tools::auto_accept(*call, ctx_.config, root_).verdict != tools::Approval::Verdict::No) {
+        tools::auto_accept(*call, ctx_.config, root_, ctx_.remote).verdict !=
+            tools::Approval::Verdict::No) {
       return;
     }
   }
@@ -229,7 +230,7 @@ nlohmann::json Session::run_all_plan() const {
   nlohmann::json calls = nlohmann::json::array();
   for (const parse::ToolCall* call : reply_calls()) {
     if (!pending(*call)) continue;
-    tools::Approval approval = tools::auto_accept(*call, ctx_.config, root_);
+    tools::Approval approval = tools::auto_accept(*call, ctx_.config, root_, ctx_.remote);
     calls.push_back({{"id", call->id},
                      {"tool", call->tool},
                      {"row", call->start},

@@ -46,7 +46,7 @@ void Session::submit(Submission submission) {
   if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
   marked_[call.id] = call.start;
   if (!problem.empty()) return finish_refused(call, problem, Origin::User);
-  tools::Approval approval = tools::auto_accept(call, ctx_.config, root_);
+  tools::Approval approval = tools::auto_accept(call, ctx_.config, root_, ctx_.remote);
   if (approval.auto_run()) return start(call, Origin::User, /*automatic=*/true);
   // A custom tool's auto_accept function is not asked here: the user approves.
   hold(call, approval.reason);

@@ -63,4 +63,27 @@ Approval auto_accept(const core::ToolCall& call, const core::Config& config,
   return {Verdict::No, "unknown tool `" + tool + "`"};
 }
 
+Approval auto_accept(const core::ToolCall& call, const core::Config& config,
+                     const std::string& root, const RemoteTools* remote) {
+  const core::ToolSpec* spec = remote ? remote->find(call.tool) : nullptr;
+  if (!spec || !spec->remote) return auto_accept(call, config, root);
+  const core::RemoteTool& tool = *spec->remote;
+  const std::string origin = "a tool of the MCP server " + tool.server;
+  if (!tool.auto_approve) {
+    return {Verdict::No, origin + (tool.destructive ? ", which says it may be destructive" : "") +
+                             " (mcp.servers." + tool.server + ".auto_approve does not name it)"};
+  }
+  if (tool.approved_by_name) {
+    auto approved = remote->approved_fingerprint(tool);
+    if (approved && *approved != tool.fingerprint) {
+      return {Verdict::No, origin +
+                               " whose description or input schema changed since it was "
+                               "approved by name: approve it again"};
+    }
+    return {Verdict::Yes, origin + ", named by its auto_approve"};
+  }
+  // auto_approve = true, or trusted and read-only by its own hint.
+  return {Verdict::Yes, origin + ", approved by its spec"};
+}
+
 }  // namespace toolhost::tools

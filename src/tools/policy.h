@@ -7,6 +7,7 @@
 
 #include "core/config.h"
 #include "core/tool_call.h"
+#include "tools/remote.h"
 
 namespace toolhost::tools {
 
@@ -23,6 +24,13 @@ struct Approval {
 // Custom tools: their auto_accept. Unknown tools: never.
 Approval auto_accept(const core::ToolCall& call, const core::Config& config,
                      const std::string& root);
+
+// The same, and an MCP server's tool (found through `remote`) needs approval unless its
+// server's `auto_approve` names it (or is true), or the server is `trusted` and the tool says
+// readOnlyHint; one approved by name whose description or schema changed since it was first
+// approved waits again. The reason names the server, and says when the tool may destroy.
+Approval auto_accept(const core::ToolCall& call, const core::Config& config,
+                     const std::string& root, const RemoteTools* remote);
 
 // Whether a tool changes files (:ToolRunAll runs such a call alone, in order).
 bool writes_files(const std::string& tool);

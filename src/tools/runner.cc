@@ -58,9 +58,31 @@ core::Result<jobs::JobSpec> terminal_job(const core::ToolCall& call, const RunCo
   return spec;
 }
 
+// The model's parameters are the tool's own arguments (a `timeout_ms` among them is the
+// tool's): the job's timeout is the server's.
+core::Result<jobs::JobSpec> remote_job(const core::ToolCall& call, const core::RemoteTool& tool,
+                                       RemoteTools& remote, const RunContext& context) {
+  auto function = remote.call(tool, call.params);
+  if (!function) return core::error(function.error());
+  jobs::JobSpec spec;
+  spec.tool = call.tool;
+  spec.call_id = call.id;
+  spec.params = call.params;
+  spec.cwd = context.root;
+  spec.timeout_ms = remote.timeout_ms(tool);
+  spec.stream = std::move(*function);
+  // It runs: approved by the user, or by auto-run with the fingerprint approved before.
+  if (tool.approved_by_name) remote.record_fingerprint(tool);
+  return spec;
+}
+
 }  // namespace
 
 core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const RunContext& context) {
+  if (context.remote) {
+    const core::ToolSpec* spec = context.remote->find(call.tool);
+    if (spec && spec->remote) return remote_job(call, *spec->remote, *context.remote, context);
+  }
   if (call.tool == "run_terminal_command") return terminal_job(call, context);
   if (is_file_tool(call.tool)) return file_job(call, context);
   if (call.tool == "search_files") return search_job(call, context);

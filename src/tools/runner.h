@@ -11,6 +11,7 @@
 #include "core/tool_call.h"
 #include "jobs/types.h"
 #include "tools/editor.h"
+#include "tools/remote.h"
 
 namespace toolhost::tools {
 
@@ -24,12 +25,15 @@ struct RunContext {
   // Started by auto-run, not approved by the user: a terminal command runs with git's
   // program-naming settings switched off (git_guard.h).
   bool automatic = false;
+  // The MCP servers' tools (the host's); null: there are none (the CLI).
+  RemoteTools* remote = nullptr;
 };
 
 // The job that runs `call`, or the refusal's reason: an unknown tool, a parameter of the wrong
 // type, a `cwd` or `path` outside the root (a `failed` result, SPEC 4). A terminal command or a
 // custom `cmd` is a process; the file tools are functions the engine runs off the loop; Lua
-// tools and edits of loaded buffers go through the editor.
+// tools and edits of loaded buffers go through the editor; an MCP server's tool is a stream
+// function (`remote`), its arguments checked against its schema first.
 core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const RunContext& context);
 
 // A model-supplied timeout: clamped to max_timeout_ms, and ≤ 0 means max_timeout_ms (only

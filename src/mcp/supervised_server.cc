@@ -1,0 +1,279 @@
+#include "mcp/supervised_server.h"
+
+#include <algorithm>
+
+#include "mcp/tool_cache.h"
+
+namespace toolhost::mcp {
+namespace {
+
+// Runs `action` from the loop, outside whatever callback asked for it (a Client's own callback
+// must not destroy that Client).
+void defer(uv_loop_t* loop, std::function<void()> action) {
+  auto* timer = new uv_timer_t;
+  uv_timer_init(loop, timer);
+  timer->data = new std::function<void()>(std::move(action));
+  uv_timer_start(
+      timer,
+      [](uv_timer_t* t) {
+        auto* run = static_cast<std::function<void()>*>(t->data);
+        (*run)();
+        delete run;
+        uv_close(reinterpret_cast<uv_handle_t*>(t),
+                 [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+      },
+      0, 0);
+}
+
+bool same_tools(const std::vector<Tool>& a, const std::vector<Tool>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Tool& x, const Tool& y) { return to_json(x) == to_json(y); });
+}
+
+// How long the Client lets a call run: past the job's own timeout, which ends it first (and
+// sends notifications/cancelled); 0 in the spec switches the job's off.
+uint64_t client_call_timeout(uint64_t timeout_ms) {
+  constexpr uint64_t kMargin = 5000;
+  constexpr uint64_t kDay = 24ull * 3600 * 1000;
+  return timeout_ms == 0 ? kDay : timeout_ms + kMargin;
+}
+
+}  // namespace
+
+// A process and its client on their way out: kept until the process is gone.
+struct SupervisedServer::Retired {
+  std::unique_ptr<Client> client;
+  std::unique_ptr<StdioServer> server;
+};
+
+SupervisedServer::SupervisedServer(uv_loop_t* loop, ServerConfig config,
+                                   const SupervisionOptions& options,
+                                   std::function<void()> tools_changed)
+    : loop_(loop),
+      config_(std::move(config)),
+      options_(options),
+      tools_changed_(std::move(tools_changed)) {
+  retry_ = new uv_timer_t;
+  uv_timer_init(loop_, retry_);
+  retry_->data = this;
+  if (config_.disabled) state_ = State::kDisabled;
+  if (!config_.error.empty()) {
+    state_ = State::kDisabled;
+    last_error_ = config_.error;
+  }
+  if (auto cached = read_tool_cache(options_.state_dir, config_.hash())) {
+    tools_ = std::move(cached->tools);
+    protocol_ = std::move(cached->protocol);
+    tools_known_ = true;
+  }
+}
+
+SupervisedServer::~SupervisedServer() {
+  *alive_ = false;
+  uv_close(reinterpret_cast<uv_handle_t*>(retry_),
+           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+  waiting_.clear();
+  client_.reset();  // before its transport's process
+  server_.reset();
+  for (auto& retired : retired_) retired->client.reset();
+  retired_.clear();
+}
+
+const char* SupervisedServer::state_name(State state) {
+  switch (state) {
+    case State::kStopped: return "stopped";
+    case State::kStarting: return "starting";
+    case State::kReady: return "running";
+    case State::kFailed: return "failed";
+    case State::kDisabled: return "disabled";
+  }
+  return "stopped";
+}
+
+pid_t SupervisedServer::pid() const {
+  return server_ && server_->running() ? server_->pid() : 0;
+}
+
+uint64_t SupervisedServer::backoff_ms() const {
+  if (failures_ == 0) return 0;
+  uint64_t delay = options_.backoff_initial_ms;
+  for (unsigned i = 1; i < failures_ && delay < options_.backoff_max_ms; ++i) delay *= 2;
+  return std::min(delay, options_.backoff_max_ms);
+}
+
+uint64_t SupervisedServer::retry_in_ms() const {
+  if (state_ != State::kFailed) return 0;
+  const uint64_t elapsed = uv_now(loop_) - failed_at_ms_;
+  const uint64_t backoff = backoff_ms();
+  return backoff > elapsed ? backoff - elapsed : 0;
+}
+
+void SupervisedServer::when_ready(Ready ready) {
+  if (state_ == State::kDisabled) {
+    return ready(last_error_.empty() ? config_.name + " is disabled" : last_error_);
+  }
+  if (state_ == State::kReady) return ready(std::nullopt);
+  waiting_.push_back(std::move(ready));
+  if (state_ == State::kStarting) return;
+  const uint64_t wait = retry_in_ms();
+  if (wait == 0) return start_now();
+  if (uv_is_active(reinterpret_cast<uv_handle_t*>(retry_))) return;
+  add_log("starting again in " + std::to_string(wait) + " ms (it failed " +
+          std::to_string(failures_) + " time(s) in a row)");
+  uv_timer_start(
+      retry_,
+      [](uv_timer_t* t) {
+        auto* self = static_cast<SupervisedServer*>(t->data);
+        if (!self->waiting_.empty() && self->state_ == State::kFailed) self->start_now();
+      },
+      wait, 0);
+}
+
+void SupervisedServer::start_now() {
+  uv_timer_stop(retry_);
+  const uint64_t generation = ++generation_;
+  state_ = State::kStarting;
+  if (!config_.url.empty()) return fail("HTTP servers are not supported yet");
+  std::weak_ptr<bool> alive = alive_;
+  auto current = [this, alive, generation] {
+    return !alive.expired() && generation == generation_;
+  };
+  StdioServer::Events events;
+  events.stderr_line = [this, alive](const std::string& line) {
+    if (!alive.expired()) add_log("stderr: " + line);
+  };
+  events.exited = [this, alive](const std::string& how) {
+    if (!alive.expired()) add_log("the server " + how);
+  };
+  server_ = std::make_unique<StdioServer>(loop_, config_.stdio, events, options_.timing);
+  std::string error;
+  auto transport = server_->start(error);
+  if (!transport) return fail(error);
+  Client::Options options;
+  options.version = options_.version;
+  options.startup_timeout_ms = config_.startup_timeout_ms;
+  options.call_timeout_ms = client_call_timeout(config_.timeout_ms);
+  options.discover_first = config_.discover_first;
+  Client::Events client_events;
+  client_events.tools_changed = [this, current] {
+    if (!current() || !client_) return;
+    add_log("the server's tools changed: listing them again");
+    client_->list_tools([this, current](ToolList list) {
+      if (current()) listed(std::move(list), false);
+    });
+  };
+  client_events.log = [this, alive](const std::string& level, const std::string& text) {
+    if (!alive.expired()) add_log(level + ": " + text);
+  };
+  client_events.closed = [this, current](const std::string& reason) {
+    if (current() && (state_ == State::kStarting || state_ == State::kReady)) fail(reason);
+  };
+  client_ = std::make_unique<Client>(loop_, std::move(transport), options, client_events);
+  if (!client_->start(error)) return fail(error);
+  add_log("started: " + config_.stdio.command);
+  client_->connect([this, current](std::optional<std::string> why) {
+    if (!current()) return;
+    if (why) return fail(*why);
+    protocol_ = client_->server().protocol_version;
+    client_->list_tools([this, current](ToolList list) {
+      if (current()) listed(std::move(list), true);
+    });
+  });
+}
+
+void SupervisedServer::listed(ToolList list, bool first) {
+  if (list.error) {
+    if (first) return fail(*list.error);
+    return add_log(*list.error + " (the tools listed before stay)");
+  }
+  const bool changed = !same_tools(tools_, list.tools) || !tools_known_;
+  tools_ = std::move(list.tools);
+  tools_known_ = true;
+  if (first || changed) {
+    std::string error =
+        write_tool_cache(options_.state_dir, config_.hash(), config_.name, {protocol_, tools_});
+    if (!error.empty()) add_log(error);
+  }
+  if (first) {
+    state_ = State::kReady;
+    failures_ = 0;
+    last_error_.clear();
+    add_log("ready: MCP " + protocol_ + ", " + std::to_string(tools_.size()) + " tool(s)");
+  }
+  if (changed && tools_changed_) tools_changed_();
+  if (first) flush(std::nullopt);
+}
+
+void SupervisedServer::fail(const std::string& reason) {
+  state_ = State::kFailed;
+  last_error_ = reason;
+  ++failures_;
+  failed_at_ms_ = uv_now(loop_);
+  add_log("failed: " + reason);
+  retire(reason);
+  flush(reason);
+}
+
+void SupervisedServer::retire(const std::string& reason) {
+  ++generation_;
+  if (!server_ && !client_) return;
+  auto retired = std::make_unique<Retired>();
+  retired->client = std::move(client_);
+  retired->server = std::move(server_);
+  Retired* raw = retired.get();
+  retired_.push_back(std::move(retired));
+  std::weak_ptr<bool> alive = alive_;
+  auto forget = [this, alive, raw] {
+    if (alive.expired()) return;
+    auto it = std::find_if(retired_.begin(), retired_.end(),
+                           [raw](const auto& r) { return r.get() == raw; });
+    if (it != retired_.end()) {
+      (*it)->client.reset();
+      retired_.erase(it);
+    }
+    if (!retired_.empty()) return;
+    auto waiting = std::move(when_all_retired_);
+    when_all_retired_.clear();
+    // Each may destroy this object: nothing of it is touched after.
+    for (auto& done : waiting) done();
+  };
+  defer(loop_, [this, alive, raw, reason, forget] {
+    if (alive.expired()) return;
+    if (raw->client) raw->client->close(reason);  // its running calls fail with `reason`
+    if (!raw->server) return defer(loop_, forget);
+    raw->server->stop([this, alive, forget] {
+      if (!alive.expired()) defer(loop_, forget);
+    });
+  });
+}
+
+void SupervisedServer::restart() {
+  stop(nullptr);
+  failures_ = 0;
+  when_ready([](std::optional<std::string>) {});
+}
+
+void SupervisedServer::stop(std::function<void()> done) {
+  uv_timer_stop(retry_);
+  if (state_ != State::kDisabled) state_ = State::kStopped;
+  failures_ = 0;
+  if (server_) add_log("stopping");
+  retire("the server was stopped");
+  flush(std::string("the server was stopped"));
+  if (!done) return;
+  if (retired_.empty()) return done();
+  when_all_retired_.push_back(std::move(done));
+}
+
+void SupervisedServer::flush(const std::optional<std::string>& error) {
+  auto waiting = std::move(waiting_);
+  waiting_.clear();
+  for (auto& ready : waiting) ready(error);
+}
+
+void SupervisedServer::add_log(std::string line) {
+  log_.push_back(std::move(line));
+  while (log_.size() > kLogLines) log_.pop_front();
+}
+
+}  // namespace toolhost::mcp
