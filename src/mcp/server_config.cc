@@ -2,7 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
+
+#include "core/hash.h"
 
 namespace toolhost::mcp {
 namespace {
@@ -114,7 +115,8 @@ std::string ServerConfig::hash() const {
                    {"headers", headers},
                    {"discover_first", discover_first}};
   char text[17];
-  snprintf(text, sizeof text, "%016zx", std::hash<std::string>{}(identity.dump()));
+  snprintf(text, sizeof text, "%016llx",
+           static_cast<unsigned long long>(core::fnv1a64(identity.dump())));
   return text;
 }
 

@@ -4,21 +4,14 @@
 #include <map>
 #include <set>
 
+#include "core/hash.h"
+
 namespace toolhost::mcp {
 namespace {
 
 bool allowed(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '.' || c == '-';
-}
-
-uint64_t fnv1a(const std::string& text) {
-  uint64_t hash = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
 }
 
 // `_` and six hex digits of the pair's hash (`salt` > 0 when even that clashed).
@@ -28,7 +21,7 @@ std::string with_hash(const std::string& name, const std::string& server, const 
   if (salt > 0) key += '\0' + std::to_string(salt);
   static const char* kHex = "0123456789abcdef";
   std::string suffix = "_";
-  uint64_t hash = fnv1a(key);
+  uint64_t hash = core::fnv1a64(key);
   for (int i = 0; i < 6; ++i) suffix += kHex[(hash >> (4 * i)) & 0xf];
   return name.substr(0, kMaxToolNameLength - suffix.size()) + suffix;
 }

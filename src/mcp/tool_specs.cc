@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/hash.h"
 #include "mcp/tool_names.h"
 
 namespace toolhost::mcp {
@@ -10,14 +11,6 @@ namespace {
 
 bool listed(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-uint64_t fnv1a(const std::string& text, uint64_t hash = 14695981039346656037ull) {
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
 }
 
 // The schema's properties as parameters, so the parser knows their names; their values stay
@@ -59,8 +52,8 @@ std::vector<core::ParamSpec> params_of(const Json& schema) {
 }  // namespace
 
 std::string tool_fingerprint(const Tool& tool) {
-  uint64_t hash = fnv1a(tool.description);
-  hash = fnv1a(std::string(1, '\0') + tool.input_schema.dump(), hash);
+  uint64_t hash = core::fnv1a64(tool.description);
+  hash = core::fnv1a64(std::string(1, '\0') + tool.input_schema.dump(), hash);
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
   return text;

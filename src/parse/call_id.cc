@@ -4,14 +4,6 @@
 
 namespace toolhost::parse {
 
-uint64_t fnv1a64(std::string_view bytes, uint64_t hash) {
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
 uint64_t call_content_hash(std::string_view tool, const nlohmann::json& params) {
   nlohmann::json hashed = params.is_object() ? params : nlohmann::json::object();
   hashed.erase("purpose");

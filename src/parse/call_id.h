@@ -5,10 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/hash.h"
+
 namespace toolhost::parse {
 
-// 64-bit FNV-1a.
-uint64_t fnv1a64(std::string_view bytes, uint64_t seed = 0xcbf29ce484222325ULL);
+using core::fnv1a64;
 
 // SPEC 3: FNV-1a over `tool \0 params \0 k`, printed as the low 48 bits in 12 hex digits.
 // `params` is canonical JSON without purpose/explanation; `k` counts earlier identical calls.
