@@ -14,13 +14,13 @@ namespace toolhost::e2e {
 namespace {
 
 using nlohmann::json;
-using Lines = std::vector<std::string>;
+using WindowLines = std::vector<std::string>;
 
-const std::string kFake = TOOLHOST_FIXTURES "/mcp/fake_server.sh";
+const std::string kFakeServer = TOOLHOST_FIXTURES "/mcp/fake_server.sh";
 
-json fake(const std::string& mode, json spec = json::object()) {
+json fake_spec(const std::string& mode, json spec = json::object()) {
   spec["command"] = "sh";
-  spec["args"] = {kFake, mode};
+  spec["args"] = {kFakeServer, mode};
   return spec;
 }
 
@@ -37,74 +37,73 @@ std::vector<std::string> columns(const std::string& line) {
 }
 
 // The line of server `name` in the :ToolMcp window, "" when it has none.
-std::string row_of(const Lines& lines, const std::string& name) {
+std::string server_row(const WindowLines& lines, const std::string& name) {
   for (const auto& line : lines) {
     if (line.rfind(name + " ", 0) == 0) return line;
   }
   return "";
 }
 
-std::string joined(const Lines& lines) {
+std::string lines_text(const WindowLines& lines) {
   std::string text;
   for (const auto& line : lines) text += line + "\n";
   return text;
 }
 
 // Waits until the window `view` ("mcp" or "mcp_log") shows lines that satisfy `done`.
-Lines wait_view(NvimHarness& nvim, const std::string& view,
-                const std::function<bool(const Lines&)>& done) {
+WindowLines wait_mcp_view(NvimHarness& nvim, const std::string& view,
+                          const std::function<bool(const WindowLines&)>& done) {
   for (;;) {
     json update = nvim.wait_for("ToolhostViewUpdated");
     if (update["view"] != view) continue;
-    Lines lines = nvim.lines(update["buf"].get<int64_t>());
+    WindowLines lines = nvim.lines(update["buf"].get<int64_t>());
     if (done(lines)) return lines;
   }
 }
 
 // Opens :ToolMcp and waits until server `name` is in `state`; returns the window's lines.
-Lines open_until(NvimHarness& nvim, const std::string& name, const std::string& state) {
+WindowLines open_until(NvimHarness& nvim, const std::string& name, const std::string& state) {
   nvim.forward_user_event("ToolhostViewUpdated");
   nvim.command("ToolMcp");
-  return wait_view(nvim, "mcp", [&](const Lines& lines) {
-    auto fields = columns(row_of(lines, name));
+  return wait_mcp_view(nvim, "mcp", [&](const WindowLines& lines) {
+    auto fields = columns(server_row(lines, name));
     return fields.size() > 2 && fields[2] == state;
   });
 }
 
 // Puts the cursor on server `name`'s line of the current (:ToolMcp) window.
 void cursor_on(NvimHarness& nvim, const std::string& name) {
-  Lines lines = nvim.lines(0);
+  WindowLines lines = nvim.lines(0);
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].rfind(name + " ", 0) == 0) {
       nvim.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", json::array({i + 1}));
       return;
     }
   }
-  FAIL() << name << " is not in the window:\n" << joined(lines);
+  FAIL() << name << " is not in the window:\n" << lines_text(lines);
 }
 
 TEST(McpView, ListsEachServerWithTransportStateProtocolToolsPidAndLastError) {
-  NvimHarness nvim(with_servers({{"good", fake("ok")}, {"broken", fake("exit")}}));
+  NvimHarness nvim(with_servers({{"good", fake_spec("ok")}, {"broken", fake_spec("exit")}}));
   nvim.forward_user_event("ToolhostViewUpdated");
   nvim.command("ToolMcp");
   // While it backs off after its failed start the window says when it starts again.
-  Lines lines = wait_view(nvim, "mcp", [](const Lines& lines) {
-    auto good = columns(row_of(lines, "good"));
+  WindowLines lines = wait_mcp_view(nvim, "mcp", [](const WindowLines& lines) {
+    auto good = columns(server_row(lines, "good"));
     return good.size() > 2 && good[2] == "running" &&
-           row_of(lines, "broken").find("retry in ") != std::string::npos;
+           server_row(lines, "broken").find("retry in ") != std::string::npos;
   });
   EXPECT_EQ(lines[0].rfind("toolhost MCP servers: 2", 0), 0u) << lines[0];
-  EXPECT_EQ(columns(lines[1]),
-            (std::vector<std::string>{"NAME", "TRANSPORT", "STATE", "PROTOCOL", "TOOLS", "PID",
-                                      "LAST", "ERROR"}));
-  auto good = columns(row_of(lines, "good"));
-  ASSERT_EQ(good.size(), 6u) << joined(lines);
+  EXPECT_EQ(columns(lines[1]), (std::vector<std::string>{"NAME", "TRANSPORT", "STATE", "PROTOCOL",
+                                                         "TOOLS", "PID", "LAST", "ERROR"}));
+  auto good = columns(server_row(lines, "good"));
+  ASSERT_EQ(good.size(), 6u) << lines_text(lines);
   EXPECT_EQ(good[1], "stdio");
   EXPECT_EQ(good[3], "2025-11-25");
   EXPECT_EQ(good[4], "5");
   EXPECT_GT(std::stoi(good[5]), 0);
 
-  std::string broken = row_of(lines, "broken");
+  std::string broken = server_row(lines, "broken");
   auto fields = columns(broken);
   ASSERT_GT(fields.size(), 6u) << broken;
   EXPECT_EQ(fields[2], "failed");
@@ -117,12 +116,13 @@ TEST(McpView, ListsEachServerWithTransportStateProtocolToolsPidAndLastError) {
 }
 
 TEST(McpView, EnterShowsTheServersToolsWithTheirInputSchemaAndHidesThemAgain) {
-  NvimHarness nvim(with_servers({{"good", fake("ok")}}));
+  NvimHarness nvim(with_servers({{"good", fake_spec("ok")}}));
   open_until(nvim, "good", "running");
   cursor_on(nvim, "good");
   nvim.command("execute \"normal \\<CR>\"");
-  Lines lines = wait_view(nvim, "mcp", [](const Lines& lines) { return lines.size() > 3; });
-  std::string text = joined(lines);
+  WindowLines lines =
+      wait_mcp_view(nvim, "mcp", [](const WindowLines& lines) { return lines.size() > 3; });
+  std::string text = lines_text(lines);
   EXPECT_NE(text.find("\n    good__echo: Echoes a message\n"), std::string::npos) << text;
   EXPECT_NE(text.find("      annotations: {\"readOnlyHint\": true}\n"), std::string::npos) << text;
   EXPECT_NE(text.find("      inputSchema: {\n"
@@ -137,52 +137,53 @@ TEST(McpView, EnterShowsTheServersToolsWithTheirInputSchemaAndHidesThemAgain) {
   // <CR> on one of its tools' lines folds the server again.
   nvim.lua("vim.api.nvim_win_set_cursor(0, { 5, 0 })");
   nvim.command("execute \"normal \\<CR>\"");
-  lines = wait_view(nvim, "mcp", [](const Lines& lines) { return lines.size() == 3; });
+  lines = wait_mcp_view(nvim, "mcp", [](const WindowLines& lines) { return lines.size() == 3; });
   EXPECT_EQ(columns(lines[2])[0], "good");
 }
 
 TEST(McpView, RestartGivesTheServerANewPid) {
-  NvimHarness nvim(with_servers({{"good", fake("ok")}}));
-  Lines lines = open_until(nvim, "good", "running");
-  const std::string before = columns(row_of(lines, "good"))[5];
+  NvimHarness nvim(with_servers({{"good", fake_spec("ok")}}));
+  WindowLines lines = open_until(nvim, "good", "running");
+  const std::string before = columns(server_row(lines, "good"))[5];
   cursor_on(nvim, "good");
   nvim.command("normal r");
-  lines = wait_view(nvim, "mcp", [&](const Lines& lines) {
-    auto fields = columns(row_of(lines, "good"));
+  lines = wait_mcp_view(nvim, "mcp", [&](const WindowLines& lines) {
+    auto fields = columns(server_row(lines, "good"));
     return fields.size() > 5 && fields[2] == "running" && fields[5] != before;
   });
-  EXPECT_GT(std::stoi(columns(row_of(lines, "good"))[5]), 0);
+  EXPECT_GT(std::stoi(columns(server_row(lines, "good"))[5]), 0);
 }
 
 TEST(McpView, StopLeavesTheServerStoppedWithoutAProcess) {
-  NvimHarness nvim(with_servers({{"good", fake("ok")}}));
+  NvimHarness nvim(with_servers({{"good", fake_spec("ok")}}));
   open_until(nvim, "good", "running");
   cursor_on(nvim, "good");
   nvim.command("normal s");
-  Lines lines = wait_view(nvim, "mcp", [](const Lines& lines) {
-    auto fields = columns(row_of(lines, "good"));
+  WindowLines lines = wait_mcp_view(nvim, "mcp", [](const WindowLines& lines) {
+    auto fields = columns(server_row(lines, "good"));
     return fields.size() > 2 && fields[2] == "stopped";
   });
-  EXPECT_EQ(columns(row_of(lines, "good"))[5], "-") << joined(lines);
+  EXPECT_EQ(columns(server_row(lines, "good"))[5], "-") << lines_text(lines);
 
   // `S` starts it again.
   nvim.command("normal S");
-  wait_view(nvim, "mcp", [](const Lines& lines) {
-    auto fields = columns(row_of(lines, "good"));
+  wait_mcp_view(nvim, "mcp", [](const WindowLines& lines) {
+    auto fields = columns(server_row(lines, "good"));
     return fields.size() > 2 && fields[2] == "running";
   });
 }
 
 TEST(McpView, LogOpensTheServersLogLinesInASplit) {
-  NvimHarness nvim(with_servers({{"good", fake("ok")}}));
+  NvimHarness nvim(with_servers({{"good", fake_spec("ok")}}));
   open_until(nvim, "good", "running");
   cursor_on(nvim, "good");
   nvim.command("normal l");
-  Lines log = wait_view(nvim, "mcp_log", [](const Lines&) { return true; });
-  std::string text = joined(log);
+  WindowLines log = wait_mcp_view(nvim, "mcp_log", [](const WindowLines&) { return true; });
+  std::string text = lines_text(log);
   EXPECT_NE(text.find("started: sh\n"), std::string::npos) << text;
   EXPECT_NE(text.find("ready: MCP 2025-11-25, 5 tool(s)\n"), std::string::npos) << text;
-  EXPECT_EQ(nvim.lua("return #vim.api.nvim_list_wins()"), 3) << "the first window, :ToolMcp and the log";
+  EXPECT_EQ(nvim.lua("return #vim.api.nvim_list_wins()"), 3)
+      << "the first window, :ToolMcp and the log";
 }
 
 TEST(McpView, AcceptSaysItIsUnavailableUntilTheTrustModuleOffersIt) {
@@ -192,31 +193,33 @@ TEST(McpView, AcceptSaysItIsUnavailableUntilTheTrustModuleOffersIt) {
   json notice = nvim.wait_for("notify");
   EXPECT_NE(notice["msg"].get<std::string>().find("not available"), std::string::npos) << notice;
 
-  nvim.lua(R"(require("toolhost.mcp_trust").accept_pending = function() vim.g.accepted = true end)");
+  nvim.lua(
+      R"(require("toolhost.mcp_trust").accept_pending = function() vim.g.accepted = true end)");
   nvim.command("ToolMcp accept");
   EXPECT_EQ(nvim.lua("return vim.g.accepted"), true);
 }
 
-std::string checkhealth(NvimHarness& nvim) {
+std::string mcp_checkhealth(NvimHarness& nvim) {
   nvim.command("checkhealth toolhost");
-  return joined(nvim.lines(0));
+  return lines_text(nvim.lines(0));
 }
 
 TEST(McpHealth, StartsEachServerAndReportsItsToolsTheFailingOnesLogAndTheDisabled) {
-  NvimHarness nvim(with_servers({{"good", fake("ok")},
-                                 {"stuck", fake("hang", {{"startup_timeout_ms", 300}})},
-                                 {"off", fake("ok", {{"disabled", true}})}}));
+  NvimHarness nvim(with_servers({{"good", fake_spec("ok")},
+                                 {"stuck", fake_spec("hang", {{"startup_timeout_ms", 300}})},
+                                 {"off", fake_spec("ok", {{"disabled", true}})}}));
   // Stopped first, so the check starts it and times its listing.
-  nvim.lua("return vim.rpcrequest(require('toolhost.host').ensure(), 'toolhost.mcp_stop', "
-           "{ name = 'good' })");
-  std::string report = checkhealth(nvim);
+  nvim.lua(
+      "return vim.rpcrequest(require('toolhost.host').ensure(), 'toolhost.mcp_stop', "
+      "{ name = 'good' })");
+  std::string report = mcp_checkhealth(nvim);
   EXPECT_NE(report.find("## toolhost: MCP servers\n"), std::string::npos) << report;
   size_t ok = report.find("OK: good: 5 tools listed in ");
   ASSERT_NE(ok, std::string::npos) << report;
   EXPECT_NE(report.find(" ms (stdio, 2025-11-25, pid ", ok), std::string::npos) << report;
-  EXPECT_NE(
-      report.find("ERROR: stuck: does not start: the server did not answer initialize within 300 ms"),
-      std::string::npos)
+  EXPECT_NE(report.find(
+                "ERROR: stuck: does not start: the server did not answer initialize within 300 ms"),
+            std::string::npos)
       << report;
   EXPECT_NE(report.find("- log: started: sh\n"), std::string::npos) << report;
   EXPECT_NE(report.find("WARNING: off: disabled"), std::string::npos) << report;
@@ -224,7 +227,7 @@ TEST(McpHealth, StartsEachServerAndReportsItsToolsTheFailingOnesLogAndTheDisable
 
 TEST(McpHealth, SaysSoWhenNoServerIsConfigured) {
   NvimHarness nvim;
-  std::string report = checkhealth(nvim);
+  std::string report = mcp_checkhealth(nvim);
   EXPECT_NE(report.find("INFO: no MCP servers configured"), std::string::npos) << report;
 }
 
