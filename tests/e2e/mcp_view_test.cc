@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -208,6 +209,14 @@ TEST(McpHealth, StartsEachServerAndReportsItsToolsTheFailingOnesLogAndTheDisable
   NvimHarness nvim(with_servers({{"good", fake_spec("ok")},
                                  {"stuck", fake_spec("hang", {{"startup_timeout_ms", 300}})},
                                  {"off", fake_spec("ok", {{"disabled", true}})}}));
+  // The check waits for each server as long as its own startup_timeout_ms says.
+  json listed = nvim.lua(
+      "return vim.rpcrequest(require('toolhost.host').ensure(), 'toolhost.mcp_servers', {})");
+  std::map<std::string, uint64_t> timeouts;
+  for (const auto& server : listed["servers"])
+    timeouts[server["name"]] = server["startup_timeout_ms"];
+  EXPECT_EQ(timeouts,
+            (std::map<std::string, uint64_t>{{"good", 10000}, {"off", 10000}, {"stuck", 300}}));
   // Stopped first, so the check starts it and times its listing.
   nvim.lua(
       "return vim.rpcrequest(require('toolhost.host').ensure(), 'toolhost.mcp_stop', "
