@@ -123,7 +123,7 @@ local function render(err, result)
     for _, server in ipairs(servers) do
       local pid = tonumber(server.pid) or 0
       lines[#lines + 1] = kColumns:format(server.name, server.transport or "", server.state or "",
-        server.protocol ~= "" and server.protocol or "-", #(server.tools or {}), pid > 0 and pid or "-",
+        (type(server.protocol) == "string" and server.protocol ~= "") and server.protocol or "-", #(server.tools or {}), pid > 0 and pid or "-",
         problem(server))
       rows[#lines] = server.name
       if view.expanded[server.name] then
