@@ -27,6 +27,15 @@ end, { bang = true, desc = "List this project's toolhost jobs, history included 
 command("ToolOutput", function(opts)
   require("toolhost.output_view").open(opts.args ~= "" and opts.args or nil)
 end, { nargs = "?", desc = "Show a job's full output (the call under the cursor, or a job id)" })
+command("ToolMcp", function(opts)
+  require("toolhost.mcp_view").command(opts.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "start", "accept" }
+  end,
+  desc = "List the MCP servers (start: start those not running; accept: accept a project's MCP files)",
+})
 command("ToolAttach", function()
   th().attach(0)
 end, { desc = "Treat this buffer as a chat buffer" })

@@ -56,6 +56,9 @@ function M.check()
       error(("%s dir not writable: %s"):format(name, dir))
     end
   end
+  if chan then
+    require("toolhost.mcp_health").check(chan, { start = start, ok = ok, warn = warn, error = error, info = info })
+  end
 end
 
 -- Seconds (with the fraction) since the epoch of a file's last change; nil if it is missing.

@@ -216,6 +216,7 @@ Json Servers::status(bool with_log) const {
                   {"pid", server->pid()},
                   {"error", server->last_error()},
                   {"retry_in_ms", server->retry_in_ms()},
+                  {"startup_timeout_ms", config.startup_timeout_ms},
                   {"command", config.url.empty() ? config.stdio.command : config.url}};
     if (with_log) entry["log"] = Json(server->log());
     list.push_back(std::move(entry));

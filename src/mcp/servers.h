@@ -54,7 +54,7 @@ class Servers {
 
   // One entry per server: name, transport, state, protocol, tools (each as MCP lists it, with
   // `tool`, its own name, and `name`, the table's, null when disabled), pid, error,
-  // retry_in_ms, command; `log` (its last lines) with `with_log`.
+  // retry_in_ms, startup_timeout_ms, command; `log` (its last lines) with `with_log`.
   nlohmann::json status(bool with_log) const;
   // Starts a server (or every one when `name` is empty) that is not running yet: :checkhealth
   // and the :ToolMcp view list what it offers. Errors name an unknown server.

@@ -75,7 +75,7 @@ class Host {
   Reply serve_agents(const nlohmann::json& args);
   // --- MCP servers (host_mcp.cc) ---
   // {start?, log?} -> {servers = [{name, transport, state, protocol, tools, pid, error,
-  // retry_in_ms, command, log?}]}
+  // retry_in_ms, startup_timeout_ms, command, log?}]}
   Reply mcp_servers(const nlohmann::json& args);
   Reply mcp_restart(const nlohmann::json& args);  // {name}
   Reply mcp_stop(const nlohmann::json& args);     // {name}

@@ -1,0 +1,273 @@
+-- :ToolMcp: a window listing the configured MCP servers (SPEC 13.4), one line each.
+-- <CR> shows or hides a server's tools with their schemas, `r` restarts it, `s` stops it,
+-- `l` opens its log, `S` starts the servers not running, `R` refreshes, `q` closes.
+-- Never waits on a server: every request is answered by the host at once, and nothing starts
+-- unless the user asks (`S`, :ToolMcp start, `r`).
+local host = require("toolhost.host")
+
+local M = {}
+local api = vim.api
+
+-- rows: row (1-based) -> server name; expanded: name -> true for servers showing their tools
+local view = { buf = nil, rows = {}, expanded = {}, poll = false }
+local kPollMs = 300 -- how often the window asks again while a server starts or backs off
+
+local function valid()
+  return view.buf and api.nvim_buf_is_valid(view.buf)
+end
+
+local function is_dict(t)
+  return getmetatable(t) == getmetatable(vim.empty_dict()) or not vim.tbl_islist(t)
+end
+
+-- JSON text of a decoded value, keys sorted so that a schema always reads the same.
+local function compact(value)
+  if type(value) ~= "table" then
+    return value == vim.NIL and "null" or vim.fn.json_encode(value)
+  end
+  local parts = {}
+  if is_dict(value) then
+    local keys = vim.tbl_keys(value)
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    for _, key in ipairs(keys) do
+      parts[#parts + 1] = vim.fn.json_encode(tostring(key)) .. ": " .. compact(value[key])
+    end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  end
+  for _, item in ipairs(value) do
+    parts[#parts + 1] = compact(item)
+  end
+  return "[" .. table.concat(parts, ", ") .. "]"
+end
+
+-- Appends `value` to `lines` as indented JSON: a table whose text fits in a line stays on one.
+local function pretty(lines, value, indent, prefix, suffix)
+  local text = compact(value)
+  if type(value) ~= "table" or #indent + #prefix + #text <= 80 then
+    lines[#lines + 1] = indent .. prefix .. text .. suffix
+    return
+  end
+  local dict = is_dict(value)
+  lines[#lines + 1] = indent .. prefix .. (dict and "{" or "[")
+  local keys = dict and vim.tbl_keys(value) or {}
+  if dict then
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  else
+    for i = 1, #value do
+      keys[i] = i
+    end
+  end
+  for i, key in ipairs(keys) do
+    local name = dict and vim.fn.json_encode(tostring(key)) .. ": " or ""
+    pretty(lines, value[key], indent .. "  ", name, i < #keys and "," or "")
+  end
+  lines[#lines + 1] = indent .. (dict and "}" or "]") .. suffix
+end
+
+-- The last column: the last error, and when the next start is due while it backs off.
+local function problem(server)
+  -- one line per server: an error's stderr lines join with its message
+  local text = (type(server.error) == "string" and server.error or ""):gsub("%s*\n%s*", " ")
+  local retry = tonumber(server.retry_in_ms) or 0
+  if retry > 0 then
+    text = ("retry in %ds; %s"):format(math.ceil(retry / 1000), text)
+  end
+  return text
+end
+
+M.format = { compact = compact, pretty = pretty, problem = problem }
+
+local kColumns = "%-18s %-9s %-9s %-10s %5s %7s  %s"
+
+local function tool_lines(lines, server)
+  for _, tool in ipairs(server.tools or {}) do
+    local name = type(tool.name) == "string" and tool.name or (tool.tool .. " (disabled)")
+    local description = type(tool.description) == "string" and tool.description:gsub("%s*\n%s*", " ") or ""
+    lines[#lines + 1] = ("    %s: %s"):format(name, description)
+    if type(tool.annotations) == "table" and next(tool.annotations) then
+      lines[#lines + 1] = "      annotations: " .. compact(tool.annotations)
+    end
+    pretty(lines, tool.inputSchema or vim.empty_dict(), "      ", "inputSchema: ", "")
+  end
+  if #(server.tools or {}) == 0 then
+    lines[#lines + 1] = "    (no tools listed yet)"
+  end
+end
+
+local function schedule_poll()
+  if view.poll then
+    return
+  end
+  view.poll = true
+  vim.defer_fn(function()
+    view.poll = false
+    M.refresh()
+  end, kPollMs)
+end
+
+local function render(err, result)
+  if not valid() then
+    return
+  end
+  local lines, rows, busy = {}, {}, false
+  if err then
+    lines = { "toolhost: " .. tostring(err) }
+  else
+    local servers = result and result.servers or {}
+    lines[1] = ("toolhost MCP servers: %d   <CR> tools  r restart  s stop  l log  S start all  R refresh  q close")
+      :format(#servers)
+    lines[2] = kColumns:format("NAME", "TRANSPORT", "STATE", "PROTOCOL", "TOOLS", "PID", "LAST ERROR")
+    if #servers == 0 then
+      lines[3] = "(no MCP servers configured: :help toolhost-mcp)"
+    end
+    for _, server in ipairs(servers) do
+      local pid = tonumber(server.pid) or 0
+      lines[#lines + 1] = kColumns:format(server.name, server.transport or "", server.state or "",
+        (type(server.protocol) == "string" and server.protocol ~= "") and server.protocol or "-", #(server.tools or {}), pid > 0 and pid or "-",
+        problem(server))
+      rows[#lines] = server.name
+      if view.expanded[server.name] then
+        tool_lines(lines, server)
+      end
+      busy = busy or server.state == "starting" or (tonumber(server.retry_in_ms) or 0) > 0
+    end
+    -- every line of an expanded server's tools belongs to it (<CR> there folds it again)
+    local owner
+    for row = 3, #lines do
+      owner = rows[row] or owner
+      rows[row] = owner
+    end
+  end
+  view.rows = rows
+  vim.bo[view.buf].modifiable = true
+  api.nvim_buf_set_lines(view.buf, 0, -1, false, vim.split(table.concat(lines, "\n"), "\n", { plain = true }))
+  vim.bo[view.buf].modifiable = false
+  require("toolhost.ui").fire("ToolhostViewUpdated", { view = "mcp", buf = view.buf })
+  if busy then
+    schedule_poll() -- a start or a backoff ends without an event when the tools stay the same
+  end
+end
+
+-- Asks the host for the servers' state; `start`: starts those not running yet first.
+function M.refresh(start)
+  if valid() then
+    host.call("toolhost.mcp_servers", { start = start == true }, render)
+  end
+end
+
+-- The server named on the cursor's line (or in the tools under it).
+function M.server_under_cursor()
+  return view.rows[api.nvim_win_get_cursor(0)[1]]
+end
+
+local function with_server(action)
+  return function()
+    local name = M.server_under_cursor()
+    if name then
+      action(name)
+    end
+  end
+end
+
+local function after_refresh(err)
+  if err then
+    vim.notify("toolhost: " .. tostring(err), vim.log.levels.WARN)
+  end
+  M.refresh()
+end
+
+local function scratch(name, filetype)
+  local buf = api.nvim_get_current_buf()
+  api.nvim_win_set_option(0, "wrap", false)
+  pcall(api.nvim_buf_set_name, buf, name)
+  for option, value in pairs({ buftype = "nofile", bufhidden = "wipe", swapfile = false, filetype = filetype }) do
+    vim.bo[buf][option] = value
+  end
+  vim.keymap.set("n", "q", "<cmd>close<CR>", { buffer = buf, nowait = true, desc = "toolhost: close" })
+  return buf
+end
+
+-- Opens server `name`'s log (its last stderr lines and log messages) in a split.
+function M.open_log(name)
+  host.call("toolhost.mcp_servers", { log = true }, function(err, result)
+    local lines
+    for _, server in ipairs(not err and result and result.servers or {}) do
+      if server.name == name then
+        lines = type(server.log) == "table" and server.log or {}
+        if #lines == 0 then
+          lines = { "(no log lines yet)" }
+        end
+      end
+    end
+    lines = lines or { "toolhost: " .. tostring(err or ("no MCP server named " .. name)) }
+    vim.cmd("botright new")
+    local buf = scratch("toolhost://mcp-log/" .. name, "toolhost-mcp-log")
+    api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(table.concat(lines, "\n"), "\n", { plain = true }))
+    vim.bo[buf].modifiable = false
+    vim.cmd("normal! G")
+    require("toolhost.ui").fire("ToolhostViewUpdated", { view = "mcp_log", buf = buf, server = name })
+  end)
+end
+
+-- `opts.start`: start the servers not running yet (:ToolMcp start).
+function M.open(opts)
+  local start = opts ~= nil and opts.start == true
+  if valid() then
+    local win = vim.fn.bufwinid(view.buf)
+    if win ~= -1 then
+      api.nvim_set_current_win(win)
+    else
+      vim.cmd("botright sbuffer " .. view.buf)
+    end
+    return M.refresh(start)
+  end
+  vim.cmd("botright new")
+  view.buf = scratch("toolhost://mcp", "toolhost-mcp")
+  view.expanded = {}
+  render(nil, { servers = {} })
+  local map = function(lhs, fn, desc)
+    vim.keymap.set("n", lhs, fn, { buffer = view.buf, nowait = true, desc = "toolhost: " .. desc })
+  end
+  map("<CR>", with_server(function(name)
+    view.expanded[name] = not view.expanded[name] or nil
+    M.refresh()
+  end), "show or hide the server's tools")
+  map("r", with_server(function(name) host.call("toolhost.mcp_restart", { name = name }, after_refresh) end),
+    "restart the server")
+  map("s", with_server(function(name) host.call("toolhost.mcp_stop", { name = name }, after_refresh) end),
+    "stop the server")
+  map("l", with_server(M.open_log), "open the server's log")
+  map("S", function() M.refresh(true) end, "start the servers not running")
+  map("R", function() M.refresh() end, "refresh")
+  local group = api.nvim_create_augroup("toolhost_mcp_view", { clear = true })
+  api.nvim_create_autocmd("User", {
+    group = group,
+    pattern = "ToolhostToolsChanged",
+    callback = function()
+      if not valid() then
+        api.nvim_del_augroup_by_id(group)
+        return
+      end
+      M.refresh()
+    end,
+  })
+  M.refresh(start)
+end
+
+-- :ToolMcp [start|accept]
+function M.command(sub)
+  if sub == nil or sub == "" then
+    return M.open()
+  elseif sub == "start" then
+    return M.open({ start = true })
+  elseif sub == "accept" then
+    local trust = require("toolhost.mcp_trust")
+    if type(trust.accept_pending) == "function" then
+      return trust.accept_pending()
+    end
+    return vim.notify("toolhost: :ToolMcp accept is not available in this version", vim.log.levels.WARN)
+  end
+  vim.notify(("toolhost: unknown :ToolMcp subcommand %q (start, accept)"):format(sub), vim.log.levels.ERROR)
+end
+
+return M
