@@ -151,14 +151,22 @@ TEST_F(McpProject, AProjectServerStartsOnlyOnceItsFileIsAcceptedThenItsEchoRuns)
   json everything = {{"command", "node"}, {"args", {everything_index(), "stdio"}}};
   std::ofstream(root + "/.mcp.json") << json{{"mcpServers", {{"everything", everything}}}}.dump();
 
-  NvimHarness nvim({{"auto_run", true}, {"auto_run_idle_ms", 600000}, {"root", root}});
+  // setup()'s own server ("mine") runs meanwhile: accepting the file must not restart it.
+  json mine = {{"servers", {{"mine", everything}}}};
+  NvimHarness nvim(
+      {{"auto_run", true}, {"auto_run_idle_ms", 600000}, {"root", root}, {"mcp", mine}});
   nvim.forward_diagnostics();
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   json status = server_status(nvim)["servers"];
-  ASSERT_EQ(status.size(), 1u) << status.dump();
+  ASSERT_EQ(status.size(), 2u) << status.dump();
+  EXPECT_EQ(status[0]["name"], "everything");
   EXPECT_EQ(status[0]["state"], "disabled");
   EXPECT_EQ(status[0]["pid"], 0);
   EXPECT_NE(status[0]["error"].get<std::string>().find("not accepted yet"), std::string::npos);
+  while (server_status(nvim)["servers"][1]["state"] != "running") {
+    wait_event(nvim, "ToolhostToolsChanged");
+  }
+  const json mine_pid = server_status(nvim)["servers"][1]["pid"];
   // The user heard at the start which file waits, and how to accept it.
   EXPECT_NE(nvim.lua("return vim.fn.execute('messages')")
                 .get<std::string>()
@@ -183,6 +191,7 @@ TEST_F(McpProject, AProjectServerStartsOnlyOnceItsFileIsAcceptedThenItsEchoRuns)
       << "the prompt shows the command";
 
   wait_for_echo(nvim);
+  EXPECT_EQ(server_status(nvim)["servers"][1]["pid"], mine_pid) << "an unchanged server restarted";
   echo_runs_after_approval(nvim, "from the project");
   std::filesystem::remove_all(root);
 }
