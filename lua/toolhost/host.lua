@@ -237,6 +237,8 @@ function M.ensure()
       kill_doomed() -- no SIGKILL timer runs after Neovim
     end,
   })
+  require("toolhost.mcp_trust").announce(job) -- before setup: the project's MCP files count
+  require("toolhost.mcp_trust").watch_directory()
   vim.rpcnotify(job, "toolhost.setup", config.for_host())
   require("toolhost.agents").announce(job)
   require("toolhost.agents").watch_directory()

@@ -3,9 +3,9 @@
 -- the user accepted the file. The host lists the pending files, each as
 --   { path = "/p/.mcp.json", digest = "<sha256>", changed = false, servers = { "name", ... },
 --     prompt = "<the file, every server's command line or URL, the question>" }
--- and records an acceptance given the path and the digest the prompt showed. This module only
--- asks: one confirm() per file, listing every command (Neovim 0.7.2 has it; a multi-line
--- vim.ui.select item would hide them).
+-- and records an acceptance given the path and the digest the prompt showed. This module asks:
+-- one confirm() per file, listing every command (Neovim 0.7.2 has it; a multi-line
+-- vim.ui.select item would hide them); accept_pending() is the whole round with the host.
 local M = {}
 
 -- Who is asked, replaceable for tests: returns 1 for "Accept".
@@ -66,6 +66,89 @@ function M.summary(pending)
     .. " not accepted yet, so "
     .. (one and "its" or "their")
     .. " MCP servers are off: :ToolMcp accept shows their commands"
+end
+
+-- The project whose files count for the host: Neovim's root, absolute, without a trailing slash.
+local function project_root()
+  local root = vim.fn.fnamemodify(require("toolhost.config").root(), ":p")
+  return (root:gsub("(.)/$", "%1"))
+end
+
+-- Tells the host `chan` its project (before its setup, and again when the directory changes).
+function M.announce(chan)
+  vim.rpcnotify(chan, "toolhost.mcp_project", { root = project_root() })
+end
+
+local group
+function M.watch_directory()
+  if group then
+    return
+  end
+  group = vim.api.nvim_create_augroup("toolhost_mcp_project", { clear = true })
+  vim.api.nvim_create_autocmd("DirChanged", {
+    group = group,
+    callback = function()
+      local chan = require("toolhost.host").channel()
+      if chan then
+        M.announce(chan)
+      end
+    end,
+  })
+end
+
+-- The host found project files not accepted yet (at its start, or when they changed).
+M.pending = {}
+function M.pending_changed(pending)
+  M.pending = pending or {}
+  local text = M.summary(M.pending)
+  if text then
+    vim.notify(text, vim.log.levels.WARN)
+  end
+end
+
+-- The whole round: asks the host which files wait (read again now), asks the user about each,
+-- and has the host record each one accepted (its servers then start). on_done(accepted,
+-- declined, errors), if given, runs once the host answered every acceptance.
+function M.accept_pending(on_done)
+  local host = require("toolhost.host")
+  local function done(accepted, declined, errors)
+    if on_done then
+      on_done(accepted, declined, errors)
+    end
+  end
+  host.call("toolhost.mcp_pending", {}, function(err, result)
+    if err then
+      vim.notify("toolhost: " .. tostring(err), vim.log.levels.ERROR)
+      return done({}, {}, { err })
+    end
+    local pending = result.pending or {}
+    M.pending = pending
+    if #pending == 0 then
+      vim.notify("toolhost: no project MCP file waits to be accepted")
+      return done({}, {}, {})
+    end
+    local answers, recorded, errors, asked = 0, {}, {}, nil
+    local function maybe_done()
+      if asked and answers == #asked.accepted then
+        done(recorded, asked.declined, errors)
+      end
+    end
+    M.ask(pending, function(file)
+      host.call("toolhost.mcp_accept", { path = file.path, digest = file.digest }, function(e)
+        answers = answers + 1
+        if e then
+          table.insert(errors, e)
+          vim.notify("toolhost: " .. tostring(e), vim.log.levels.ERROR)
+        else
+          table.insert(recorded, file.path)
+        end
+        maybe_done()
+      end)
+    end, function(accepted, declined)
+      asked = { accepted = accepted, declined = declined }
+      maybe_done()
+    end)
+  end)
 end
 
 return M

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mcp/http_connection.h"
 #include "mcp/tool_cache.h"
 
 namespace toolhost::mcp {
@@ -129,15 +130,18 @@ void SupervisedServer::when_ready(Ready ready) {
       wait, 0);
 }
 
-void SupervisedServer::start_now() {
-  uv_timer_stop(retry_);
-  const uint64_t generation = ++generation_;
-  state_ = State::kStarting;
-  if (!config_.url.empty()) return fail("HTTP servers are not supported yet");
+std::unique_ptr<jsonrpc::Transport> SupervisedServer::open_transport(std::string& error) {
   std::weak_ptr<bool> alive = alive_;
-  auto current = [this, alive, generation] {
-    return !alive.expired() && generation == generation_;
-  };
+  if (!config_.url.empty()) {
+    // No process: the connection is the server; closing the Client's transport sends the
+    // DELETE that ends the session, and a 404 to it closes the connection (a failed call).
+    return connect_http(
+        loop_, config_,
+        [this, alive](const std::string& what) {
+          if (!alive.expired()) add_log("http: " + what);
+        },
+        error);
+  }
   StdioServer::Events events;
   events.stderr_line = [this, alive](const std::string& line) {
     if (!alive.expired()) add_log("stderr: " + line);
@@ -146,8 +150,19 @@ void SupervisedServer::start_now() {
     if (!alive.expired()) add_log("the server " + how);
   };
   server_ = std::make_unique<StdioServer>(loop_, config_.stdio, events, options_.timing);
+  return server_->start(error);
+}
+
+void SupervisedServer::start_now() {
+  uv_timer_stop(retry_);
+  const uint64_t generation = ++generation_;
+  state_ = State::kStarting;
+  std::weak_ptr<bool> alive = alive_;
+  auto current = [this, alive, generation] {
+    return !alive.expired() && generation == generation_;
+  };
   std::string error;
-  auto transport = server_->start(error);
+  auto transport = open_transport(error);
   if (!transport) return fail(error);
   Client::Options options;
   options.version = options_.version;
@@ -170,7 +185,7 @@ void SupervisedServer::start_now() {
   };
   client_ = std::make_unique<Client>(loop_, std::move(transport), options, client_events);
   if (!client_->start(error)) return fail(error);
-  add_log("started: " + config_.stdio.command);
+  add_log("started: " + (config_.url.empty() ? config_.stdio.command : config_.url));
   client_->connect([this, current](std::optional<std::string> why) {
     if (!current()) return;
     if (why) return fail(*why);

@@ -4,7 +4,9 @@
 // back at construction so buffers parse before it answers), refreshed on `list_changed`. A
 // crash fails its running calls with the exit status and the last stderr lines (the Client's
 // connection ends with them); the next need starts it again, after a backoff that doubles from
-// 1 s to 30 s while it keeps failing to start. stop() closes stdin, then TERM, then KILL.
+// 1 s to 30 s while it keeps failing to start. stop() closes stdin, then TERM, then KILL; an
+// HTTP server (`url`) has no process: its connection is opened the same way (connect_http) and
+// closing it ends the session with a DELETE.
 
 #include <sys/types.h>
 #include <uv.h>
@@ -76,6 +78,8 @@ class SupervisedServer {
   struct Retired;
 
   void start_now();
+  // A stdio server's process (server_) or an HTTP server's connection; null with `error`.
+  std::unique_ptr<jsonrpc::Transport> open_transport(std::string& error);
   void connected();
   void listed(ToolList list, bool first);
   void fail(const std::string& reason);

@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/tool_table.h"
 #include "jobs/engine.h"
+#include "mcp/project_trust.h"
 #include "nvim/api.h"
 #include "rpc/peer.h"
 #include "server/agent_hub.h"
@@ -79,8 +80,19 @@ class Host {
   Reply mcp_servers(const nlohmann::json& args);
   Reply mcp_restart(const nlohmann::json& args);  // {name}
   Reply mcp_stop(const nlohmann::json& args);     // {name}
-  // setup()'s `mcp` table: the servers from now on.
+  // {} -> {root, pending = [{path, digest, changed, servers, prompt}]}: the project's MCP files
+  // not accepted yet, read again now (what the prompt shows is what accept() checks).
+  Reply mcp_pending(const nlohmann::json& args);
+  // {path, digest}: records the acceptance, then the servers anew (only what changed restarts).
+  Reply mcp_accept(const nlohmann::json& args);
+  // {root}: the project whose .mcp.json and .vscode/mcp.json count (Lua: before setup and on
+  // DirChanged); before it, the host's cwd.
+  Reply mcp_project(const nlohmann::json& args);
+  // setup()'s `mcp` table: the servers from now on (with the config files, load_mcp).
   void configure_mcp(const nlohmann::json& options);
+  // setup()'s servers, the config files and the acceptances read again and configured; Lua
+  // hears of project files newly pending.
+  void load_mcp();
   // The tool table anew (built-in, custom, the servers' tools); when it changed, the attached
   // buffers parse again and Lua hears ToolhostToolsChanged.
   void rebuild_tools();
@@ -115,6 +127,11 @@ class Host {
   BufferReads reads_;
   AgentHub agents_;
   McpTools mcp_;
+  nlohmann::json mcp_options_;   // setup()'s `mcp`
+  bool mcp_configured_ = false;  // setup() ran
+  std::string mcp_root_;
+  mcp::Places mcp_places_;
+  std::vector<mcp::PendingFile> mcp_pending_;
   uv_timer_t ticker_{};
   uv_prepare_t history_writer_{};  // writes the engine's held history lines (see the ctor)
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;

@@ -1,6 +1,8 @@
 // The host's side of MCP servers (SPEC 13.3, 13.4): setup()'s `mcp.servers` configure them,
 // their tools join the tool table (buffers parse again when they change, and Lua fires
-// `User ToolhostToolsChanged`), and the methods the :ToolMcp view is built on.
+// `User ToolhostToolsChanged`), and the methods the :ToolMcp view is built on. The config files
+// users keep join setup()'s servers (mcp/config_files.h); a project file's servers stay off
+// until the user accepted it (mcp/project_trust.h, lua/toolhost/mcp_trust.lua).
 #include "base/log.h"
 #include "server/args.h"
 #include "server/host.h"
@@ -42,20 +44,92 @@ nlohmann::json empty_lists_as_tables(nlohmann::json mcp) {
   return mcp;
 }
 
+// The project's MCP files count from `root`, else from the host's cwd (Neovim's, which started
+// it).
+std::string project_root(const std::string& root) {
+  if (!root.empty()) return root;
+  char cwd[4096];
+  size_t size = sizeof cwd;
+  return uv_cwd(cwd, &size) == 0 ? std::string(cwd, size) : std::string();
+}
+
+std::vector<std::string> pending_digests(const std::vector<mcp::PendingFile>& pending) {
+  std::vector<std::string> digests;
+  for (const mcp::PendingFile& file : pending) digests.push_back(file.file.path + file.digest);
+  return digests;
+}
+
 }  // namespace
 
 void Host::configure_mcp(const nlohmann::json& options) {
-  mcp::ServersConfig servers =
-      mcp::servers_from_json(empty_lists_as_tables(options), mcp::environment_lookup());
-  if (!servers.error.empty()) {
-    feedback_.notify("toolhost: mcp: " + servers.error, "error");
+  mcp_options_ = empty_lists_as_tables(options);
+  mcp_configured_ = true;
+  load_mcp();
+}
+
+void Host::load_mcp() {
+  const mcp::Lookup lookup = mcp::environment_lookup();
+  mcp::ServersConfig setup = mcp::servers_from_json(mcp_options_, lookup);
+  if (!setup.error.empty()) feedback_.notify("toolhost: mcp: " + setup.error, "error");
+  mcp_places_ = mcp::places_from_environment(project_root(mcp_root_));
+  mcp::AcceptedServers accepted =
+      mcp::load_accepted_servers(setup, mcp_places_, options_.state_dir, lookup);
+  for (const std::string& message : accepted.configured.messages) {
+    feedback_.notify("toolhost: mcp: " + message, "warn");
   }
-  for (const mcp::ServerConfig& server : servers.servers) {
-    if (!server.error.empty()) {
-      feedback_.notify("toolhost: mcp.servers." + server.name + ": " + server.error, "error");
-    }
+  for (const mcp::ServerConfig& server : accepted.configured.servers) {
+    if (server.error.empty() || server.error == mcp::kNotAccepted) continue;
+    const std::string where = server.source.empty() || server.source == mcp::kSetupSource
+                                  ? "mcp.servers." + server.name
+                                  : "mcp: " + server.name + " (" + server.source + ")";
+    feedback_.notify("toolhost: " + where + ": " + server.error, "error");
   }
-  mcp_.servers().configure(std::move(servers.servers));
+  const bool news = pending_digests(accepted.pending) != pending_digests(mcp_pending_);
+  mcp_pending_ = std::move(accepted.pending);
+  mcp_.servers().configure(std::move(accepted.configured.servers));
+  if (!news || mcp_pending_.empty()) return;
+  api_.exec_lua("require('toolhost.mcp_trust').pending_changed(...)",
+                nlohmann::json::array({mcp::pending_to_json(mcp_pending_)}),
+                [](const std::string&, nlohmann::json) {});
+}
+
+Host::Reply Host::mcp_project(const nlohmann::json& raw) {
+  Args args(raw);
+  std::string root = args.string("root");
+  if (!args.ok()) return core::error(args.error());
+  if (root.empty() || root[0] != '/') return core::error("`root` must be an absolute path");
+  if (root == mcp_root_) return ok();
+  mcp_root_ = std::move(root);
+  if (mcp_configured_) {
+    load_mcp();
+    rebuild_tools();
+  }
+  return ok();
+}
+
+Host::Reply Host::mcp_pending(const nlohmann::json&) {
+  const mcp::Lookup lookup = mcp::environment_lookup();
+  mcp::ServersConfig setup = mcp::servers_from_json(mcp_options_, lookup);
+  mcp::Places places = mcp::places_from_environment(project_root(mcp_root_));
+  mcp::AcceptedServers now = mcp::load_accepted_servers(setup, places, options_.state_dir, lookup);
+  return nlohmann::json{{"root", places.project_root},
+                        {"pending", mcp::pending_to_json(now.pending)}};
+}
+
+Host::Reply Host::mcp_accept(const nlohmann::json& raw) {
+  Args args(raw);
+  std::string path = args.string("path");
+  std::string digest = args.string("digest");
+  if (!args.ok()) return core::error(args.error());
+  auto file = mcp::project_file(mcp_places_, path);
+  if (!file) {
+    return core::error(path + " is not an MCP file of the project " + mcp_places_.project_root);
+  }
+  std::string error;
+  if (!mcp::accept(options_.state_dir, *file, digest, error)) return core::error(error);
+  load_mcp();
+  rebuild_tools();
+  return nlohmann::json{{"accepted", path}, {"pending", mcp::pending_to_json(mcp_pending_)}};
 }
 
 void Host::rebuild_tools() {
