@@ -66,6 +66,17 @@ class Connection {
     events.log = [this](const std::string& level, const std::string& text) {
       err_ << config_.name << ": " << level << ": " << text << "\n";
     };
+    // No one to ask on the command line: the schema's defaults, said on stderr.
+    events.elicit = [this](const mcp::ElicitationRequest& request,
+                           std::function<void(mcp::ElicitationAnswer)> answer) {
+      mcp::ElicitationAnswer answered = mcp::answer_with_defaults(request);
+      bool accepted = answered.action == mcp::ElicitationAnswer::Action::kAccept;
+      err_ << config_.name << ": asks \"" << request.message << "\": "
+           << (accepted ? "accepted the defaults " + answered.content.dump()
+                        : std::string("declined (a required field has no default)"))
+           << "\n";
+      answer(std::move(answered));
+    };
     std::string error;
     std::unique_ptr<jsonrpc::Transport> transport;
     if (!config.url.empty()) {

@@ -55,6 +55,11 @@ Client::Client(uv_loop_t* loop, std::unique_ptr<jsonrpc::Transport> transport, O
       events_(std::move(events)) {
   endpoint_.on_request(method::kPing,
                        [](const Message&, jsonrpc::Responder r) { r.result(Json::object()); });
+  if (events_.elicit) {
+    endpoint_.on_request(kElicitationCreate, [this](const Message& m, jsonrpc::Responder r) {
+      elicit(m, std::move(r));
+    });
+  }
   endpoint_.on_notification(method::kProgress, [this](const Message& m) { progress(m); });
   endpoint_.on_notification(method::kLogMessage, [this](const Message& m) { log(m); });
   endpoint_.on_notification(method::kToolsListChanged, [this](const Message&) {
@@ -94,8 +99,23 @@ Json Client::with_meta(Json params) const {
   if (!meta.is_object()) meta = Json::object();
   meta[kMetaVersion] = server_.protocol_version;
   meta[kMetaClientInfo] = {{"name", options_.name}, {"version", options_.version}};
-  meta[kMetaCapabilities] = Json::object();
+  meta[kMetaCapabilities] = capabilities();
   return params;
+}
+
+Json Client::capabilities() const {
+  Json capabilities = Json::object();
+  if (events_.elicit) capabilities["elicitation"] = {{"form", Json::object()}};
+  return capabilities;
+}
+
+void Client::elicit(const Message& message, jsonrpc::Responder responder) {
+  std::string error;
+  auto request = parse_elicitation(message.params, error);
+  if (!request) return responder.error(Error{code::kInvalidParams, error, nullptr});
+  events_.elicit(*request, [responder](ElicitationAnswer answer) mutable {
+    if (!responder.answered()) responder.result(elicitation_result(answer));
+  });
 }
 
 void Client::connect(Done done) {
@@ -110,7 +130,7 @@ void Client::connect(Done done) {
 
 void Client::initialize(const Done& done, bool then_discover, const std::string& probe_error) {
   Json params = {{"protocolVersion", latest_version()},
-                 {"capabilities", Json::object()},
+                 {"capabilities", capabilities()},
                  {"clientInfo", {{"name", options_.name}, {"version", options_.version}}}};
   std::weak_ptr<bool> alive = alive_;
   request(

@@ -18,6 +18,7 @@
 
 #include "jsonrpc/endpoint.h"
 #include "mcp/call_outcome.h"
+#include "mcp/elicitation.h"
 #include "mcp/tool.h"
 
 namespace toolhost::mcp {
@@ -65,6 +66,9 @@ class Client {
     std::function<void()> tools_changed;
     Log log;  // the server's log messages that belong to no call
     std::function<void(const std::string& reason)> closed;
+    // Answers the server's `elicitation/create` (mcp/elicitation.h); set, the client declares
+    // the `elicitation` capability. answer_with_defaults is the headless answer.
+    Elicit elicit;
   };
   struct CallEvents {
     std::function<void(const Progress&)> progress;
@@ -120,6 +124,9 @@ class Client {
   void call_ended(uint64_t id, const jsonrpc::Reply& reply);
   void progress(const jsonrpc::Message& message);
   void log(const jsonrpc::Message& message);
+  // What the client can do for the server: `elicitation` only with an Elicit hook.
+  Json capabilities() const;
+  void elicit(const jsonrpc::Message& message, jsonrpc::Responder responder);
   // `params` with the modern era's `_meta` (the version, who we are) added.
   Json with_meta(Json params) const;
   Json request(const std::string& method, Json params, jsonrpc::Endpoint::ReplyCallback done,

@@ -1,0 +1,46 @@
+#pragma once
+// A server asking the user for input in the middle of a call (`elicitation/create`, form mode,
+// with SEP-1034's default values). mcp::Client hands the request to an Elicit hook and sends
+// back what the hook answers; without a hook it declares no `elicitation` capability and the
+// method is not found, as the protocol expects of a client that cannot ask.
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "jsonrpc/message.h"
+
+namespace toolhost::mcp {
+
+using Json = jsonrpc::Json;
+
+constexpr const char* kElicitationCreate = "elicitation/create";
+
+struct ElicitationRequest {
+  std::string message;
+  Json requested_schema = Json::object();  // a flat object schema: properties, required
+};
+
+struct ElicitationAnswer {
+  enum class Action { kAccept, kDecline, kCancel };
+  Action action = Action::kCancel;
+  Json content = Json::object();  // the fields, with kAccept only
+};
+
+// Called once per request; `answer` may be called later (after asking a user), exactly once.
+// Not calling it before the call ends is fine: the server gets an internal error then.
+using Elicit =
+    std::function<void(const ElicitationRequest&, std::function<void(ElicitationAnswer)> answer)>;
+
+// `elicitation/create`'s params checked: the request, or why it is refused. Only form mode: a
+// `mode` of "url" (2025-11-25) is refused, since toolhost declares form support alone.
+std::optional<ElicitationRequest> parse_elicitation(const Json& params, std::string& error);
+
+// What a client with no one to ask answers (headless, `toolhost mcp call`): accept with every
+// property's `default`; decline when a required property has none, since accept must carry it.
+ElicitationAnswer answer_with_defaults(const ElicitationRequest& request);
+
+// The `elicitation/create` result for `answer`.
+Json elicitation_result(const ElicitationAnswer& answer);
+
+}  // namespace toolhost::mcp
