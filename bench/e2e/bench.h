@@ -41,9 +41,12 @@ struct Sizes {
   int p7_ready_runs = 20;
   double attach_mb = 50;  // P1 attach: the chat opened, and its calls
   int attach_calls = 5000;
-  int p9_calls = 200;                     // an agent's calls, each way
+  int p9_calls = 200;                      // an agent's calls, each way
   uint64_t p9_stream_bytes = 64ull << 20;  // each streaming agent's `cat`
   double p9_idle_s = 1;
+  int p8_calls = 200;     // echo calls one after the other, each way
+  int p8_queued = 1000;   // echo calls queued at once, each way
+  int p8_cache_runs = 5;  // fresh hosts over the warm tool cache
 };
 
 // Tiny sizes, for CI's smoke run.
@@ -67,6 +70,7 @@ class Bench {
   void p5_drain();
   void p6_many();
   void p9_agents();
+  void p8_mcp();
   json rss_window(uint64_t from, uint64_t to, uint64_t before_nvim_kb);
 
   const Options& o_;
