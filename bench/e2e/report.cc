@@ -88,7 +88,7 @@ void p8_rows(const json& f, std::vector<Row>& r) {
   if (!f.contains("p8")) return;
   double th = n("/p8/toolhost/sequential_ms/p50"), sdk = n("/p8/sdk/sequential_ms/p50");
   r.push_back({"P8 server-everything's echo, :ToolRun → result written in the chat, " +
-                   fmt(n("/p8/calls"), 0) + " calls one by one, p50 / p99 (ms)",
+                   fmt(n("/p8/calls"), 0) + " calls one by one in chats of 10, p50 / p99 (ms)",
                fmt(th, 3) + " / " + fmt(n("/p8/toolhost/sequential_ms/p99"), 3), "",
                fmt(sdk, 3) + " / " + fmt(n("/p8/sdk/sequential_ms/p99"), 3) +
                    " (TypeScript SDK client, own server)",

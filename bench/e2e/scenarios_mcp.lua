@@ -79,16 +79,32 @@ local function row_of(buf, i, from)
 end
 
 -- `warm + n` calls one after the other (:ToolRun on each block): from run_at_cursor() to its
--- ToolhostJobFinished, the result written under the block.
+-- ToolhostJobFinished, the result written under the block. In chats of `per_chat` calls: a
+-- call's latency grows with the chat's size (bench/NOTES.md), and a chat holds a few.
 function M.sequential(args)
-  local warm, n = 5, args.n
-  local buf, rows = chat(args.name, warm + n)
-  local latencies, i, t0 = {}, 0, 0
-  local function next()
+  local warm, n, per_chat = 5, args.n, args.per_chat or 10
+  local latencies, total_written = {}, 0
+  local done, t0 = 0, 0
+  local buf, rows, i
+  local next
+  local function open_chat()
+    if buf then
+      total_written = total_written + written(buf)
+    end
+    local calls = math.min(per_chat, warm + n - done)
+    buf, rows = chat(("%s-%d"):format(args.name, done), calls)
+    i = 0
+    when_parsed(buf, calls, next)
+  end
+  next = function()
     i = i + 1
-    if i > warm + n then
+    if done == warm + n then
       on_finished = nil
-      return report({ name = args.name, latencies_ms = latencies, written = written(buf) })
+      total_written = total_written + written(buf)
+      return report({ name = args.name, latencies_ms = latencies, written = total_written })
+    end
+    if i > #rows then
+      return open_chat()
     end
     api.nvim_win_set_cursor(0, { row_of(buf, i, rows[i]), 0 })
     t0 = uv.hrtime()
@@ -98,12 +114,13 @@ function M.sequential(args)
     if data.buf ~= buf then
       return
     end
-    if i > warm then
+    done = done + 1
+    if done > warm then
       latencies[#latencies + 1] = (uv.hrtime() - t0) / 1e6
     end
     vim.schedule(next)
   end
-  when_parsed(buf, warm + n, next)
+  open_chat()
 end
 
 -- `n` calls queued at once (:ToolRunAll, parallel): until the last one's ToolhostJobFinished.
