@@ -1,7 +1,8 @@
 #pragma once
 // The end-to-end benchmarks (driver.cc says what each figure is): one Neovim with the plugin,
 // the probe of P1, and every scenario's figures in one JSON object. Each scenario is a member
-// defined in the file of its kind (flood.cc: P1 and P5; latency.cc: P2, P3, P6, P7).
+// defined in the file of its kind (flood.cc: P1 and P5; latency.cc: P2, P3, P6, P7; agents.cc:
+// P9; mcp.cc: P8).
 #include <sys/types.h>
 
 #include <cstdint>
