@@ -59,6 +59,9 @@ Sizes smoke_sizes() {
   s.p9_calls = 5;
   s.p9_stream_bytes = 1ull << 20;
   s.p9_idle_s = 0.2;
+  s.p8_calls = 5;
+  s.p8_queued = 20;
+  s.p8_cache_runs = 1;
   return s;
 }
 
@@ -176,6 +179,7 @@ json Bench::run() {
   if (wanted("p1", "P1 responsiveness")) p1_responsiveness();
   if (wanted("p1_attach", "P1 attaching a big chat")) p1_attach_stall();
   if (wanted("p9", "P9 agents through toolhost mcp serve")) p9_agents();
+  if (wanted("p8", "P8 MCP echo through toolhost vs the TypeScript SDK")) p8_mcp();
   probe_->stop();
   nvim_.reset();
   return f_;

@@ -1,7 +1,8 @@
 #pragma once
 // The end-to-end benchmarks (driver.cc says what each figure is): one Neovim with the plugin,
 // the probe of P1, and every scenario's figures in one JSON object. Each scenario is a member
-// defined in the file of its kind (flood.cc: P1 and P5; latency.cc: P2, P3, P6, P7).
+// defined in the file of its kind (flood.cc: P1 and P5; latency.cc: P2, P3, P6, P7; agents.cc:
+// P9; mcp.cc: P8).
 #include <sys/types.h>
 
 #include <cstdint>
@@ -41,9 +42,12 @@ struct Sizes {
   int p7_ready_runs = 20;
   double attach_mb = 50;  // P1 attach: the chat opened, and its calls
   int attach_calls = 5000;
-  int p9_calls = 200;                     // an agent's calls, each way
+  int p9_calls = 200;                      // an agent's calls, each way
   uint64_t p9_stream_bytes = 64ull << 20;  // each streaming agent's `cat`
   double p9_idle_s = 1;
+  int p8_calls = 200;     // echo calls one after the other, each way
+  int p8_queued = 1000;   // echo calls queued at once, each way
+  int p8_cache_runs = 5;  // fresh hosts over the warm tool cache
 };
 
 // Tiny sizes, for CI's smoke run.
@@ -67,6 +71,7 @@ class Bench {
   void p5_drain();
   void p6_many();
   void p9_agents();
+  void p8_mcp();
   json rss_window(uint64_t from, uint64_t to, uint64_t before_nvim_kb);
 
   const Options& o_;

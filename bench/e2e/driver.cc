@@ -15,6 +15,7 @@
 //   P6 1,000 calls queued at once; overhead per job over bare posix_spawn.
 //   P7 the idle host: RSS, wake-ups over 5 s, ready after spawn.
 //   P1 attach: the same client's round trips while a 50 MB chat is attached and read.
+//   P8 server-everything's echo from a chat vs the TypeScript SDK's client (mcp.cc).
 //
 // This file reads the command line; bench.cc runs Neovim and the scenarios (flood.cc: P1, P5;
 // latency.cc: P2, P3, P6, P7) with probe.cc's client and measure.cc's clocks; report.cc

@@ -74,6 +74,44 @@ void p1_rows(const json& f, std::vector<Row>& r) {
                "", "", ""});
 }
 
+// P8 (SPEC 13.6): server-everything's echo from a chat buffer against the TypeScript SDK's
+// client calling its own server in the same run.
+void p8_rows(const json& f, std::vector<Row>& r) {
+  using P = json::json_pointer;
+  auto n = [&](const std::string& p) { return num(f, P(p)); };
+  auto yes = [](bool ok) { return std::string(ok ? "yes" : "**no**"); };
+  if (f.contains(P("/p8/skipped"))) {
+    r.push_back({"P8 MCP echo through toolhost vs the TypeScript SDK",
+                 "skipped: " + f.at(P("/p8/skipped")).get<std::string>(), "", "", "", "", ""});
+    return;
+  }
+  if (!f.contains("p8")) return;
+  double th = n("/p8/toolhost/sequential_ms/p50"), sdk = n("/p8/sdk/sequential_ms/p50");
+  r.push_back({"P8 server-everything's echo, :ToolRun → result written in the chat, " +
+                   fmt(n("/p8/calls"), 0) + " calls one by one in chats of 10, p50 / p99 (ms)",
+               fmt(th, 3) + " / " + fmt(n("/p8/toolhost/sequential_ms/p99"), 3), "",
+               fmt(sdk, 3) + " / " + fmt(n("/p8/sdk/sequential_ms/p99"), 3) +
+                   " (TypeScript SDK client, own server)",
+               fmt(th / sdk) + "× the SDK's p50", "p50 no worse than the SDK's", yes(th <= sdk)});
+  double queued = n("/p8/queued"), th_all = n("/p8/toolhost/queued_ms"),
+         sdk_all = n("/p8/sdk/queued_ms"), overhead = (th_all - sdk_all) / queued;
+  r.push_back(
+      {"P8 " + fmt(queued, 0) + " echo calls queued at once (:ToolRunAll), all written (ms)",
+       fmt(th_all, 1) + " (host CPU " + fmt(n("/p8/toolhost/queued_host_cpu_ms") / queued, 3) +
+           " ms/call)",
+       "", fmt(sdk_all, 1) + " (the SDK, all at once)",
+       (overhead >= 0 ? "+" : "") + fmt(overhead, 3) + " ms/call", "host overhead ≤ 0.5 ms/call",
+       yes(overhead <= 0.5)});
+  double tools_max = n("/p8/cache/tools_after_ready_ms/max");
+  r.push_back(
+      {"P8 a fresh host's MCP tools from the warm cache, after it is ready, p50 / max "
+       "(ms), " +
+           fmt(n("/p8/cache/tools_after_ready_ms/n"), 0) + " hosts",
+       fmt(n("/p8/cache/tools_after_ready_ms/p50"), 3) + " / " + fmt(tools_max, 3) +
+           " (ready after " + fmt(n("/p8/cache/ready_ms/p50"), 1) + ")",
+       "", "", "", "≤ 10", yes(tools_max <= 10)});
+}
+
 std::vector<Row> rows(const json& f) {
   using P = json::json_pointer;
   auto n = [&](const char* p) { return num(f, P(p)); };
@@ -153,6 +191,7 @@ std::vector<Row> rows(const json& f) {
                    " (floor: the same cats \\| cat, no Neovim work)",
                fmt(rpc_busy / rpc_idle) + "× idle; " + fmt(rpc_busy / rpc_floor) + "× the floor",
                "p99 ≤ 2× idle", yes(rpc_busy <= 2 * rpc_idle)});
+  p8_rows(f, r);
   return r;
 }
 

@@ -1,0 +1,180 @@
+-- P8's Neovim side (bench/e2e/mcp.cc loads it with dofile into a Neovim whose setup() names
+-- server-everything): calls of `everything__echo` from JSON fences in a chat buffer. Each
+-- scenario returns at once and sends the driver one notification `bench` {name = ..., ...}.
+local M = {}
+local uv = vim.loop
+local api = vim.api
+local chan, dir
+local on_finished
+
+function M.init(args)
+  chan, dir = args.chan, args.dir
+  vim.o.hidden = true
+  api.nvim_create_autocmd("User", {
+    group = api.nvim_create_augroup("toolhost_bench_mcp", { clear = true }),
+    pattern = "ToolhostJobFinished",
+    callback = function()
+      if on_finished then
+        on_finished(vim.g.toolhost_event)
+      end
+    end,
+  })
+end
+
+local function report(result)
+  vim.rpcnotify(chan, "bench", result)
+end
+
+-- A chat whose last assistant message has `n` echo calls; returns it and each call's row.
+local function chat(name, n)
+  local lines = { "USER: bench", ("ASSISTANT: %d calls."):format(n) }
+  local rows = {}
+  for i = 1, n do
+    vim.list_extend(lines, { "", "```json" })
+    lines[#lines + 1] = vim.json.encode({ tool = "everything__echo", parameters = { message = "p8 " .. i } })
+    rows[i] = #lines
+    lines[#lines + 1] = "```"
+  end
+  lines[#lines + 1] = "USER: "
+  local path = dir .. "/" .. name .. ".chat.md"
+  vim.fn.writefile(lines, path)
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  return api.nvim_get_current_buf(), rows
+end
+
+-- Calls `fn` once the host has parsed all `n` calls of `buf`.
+local function when_parsed(buf, n, fn)
+  require("toolhost").attach(buf)
+  local function poll()
+    require("toolhost.host").call("toolhost.run_all_plan", { buf = buf }, function(err, plan)
+      if not err and plan and #(plan.calls or {}) == n then
+        fn()
+      else
+        vim.defer_fn(poll, 5)
+      end
+    end)
+  end
+  poll()
+end
+
+local function written(buf)
+  local count = 0
+  for _, line in ipairs(api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if line:find("tool=everything__echo status=succeeded", 1, true) then
+      count = count + 1
+    end
+  end
+  return count
+end
+
+-- The row of call `i` now that results were written above it (from its row at first on).
+local function row_of(buf, i, from)
+  local needle = ('"p8 %d"'):format(i)
+  for row, line in ipairs(api.nvim_buf_get_lines(buf, from - 1, -1, false)) do
+    if line:find(needle, 1, true) then
+      return from + row - 1
+    end
+  end
+  error("P8: call " .. i .. " is no longer in the chat")
+end
+
+-- `warm + n` calls one after the other (:ToolRun on each block): from run_at_cursor() to its
+-- ToolhostJobFinished, the result written under the block. In chats of `per_chat` calls: a
+-- call's latency grows with the chat's size (bench/NOTES.md), and a chat holds a few.
+function M.sequential(args)
+  local warm, n, per_chat = 5, args.n, args.per_chat or 10
+  local latencies, total_written = {}, 0
+  local done, t0 = 0, 0
+  local buf, rows, i
+  local next
+  local function open_chat()
+    if buf then
+      total_written = total_written + written(buf)
+    end
+    local calls = math.min(per_chat, warm + n - done)
+    buf, rows = chat(("%s-%d"):format(args.name, done), calls)
+    i = 0
+    when_parsed(buf, calls, next)
+  end
+  next = function()
+    i = i + 1
+    if done == warm + n then
+      on_finished = nil
+      total_written = total_written + written(buf)
+      return report({ name = args.name, latencies_ms = latencies, written = total_written })
+    end
+    if i > #rows then
+      return open_chat()
+    end
+    api.nvim_win_set_cursor(0, { row_of(buf, i, rows[i]), 0 })
+    t0 = uv.hrtime()
+    require("toolhost").run_at_cursor()
+  end
+  on_finished = function(data)
+    if data.buf ~= buf then
+      return
+    end
+    done = done + 1
+    if done > warm then
+      latencies[#latencies + 1] = (uv.hrtime() - t0) / 1e6
+    end
+    vim.schedule(next)
+  end
+  open_chat()
+end
+
+-- `n` calls queued at once (:ToolRunAll, parallel): until the last one's ToolhostJobFinished.
+function M.queued(args)
+  local n = args.n
+  local buf = chat(args.name, n)
+  local done, ok, t0 = 0, 0, 0
+  on_finished = function(data)
+    if data.buf ~= buf then
+      return
+    end
+    done = done + 1
+    ok = ok + (data.status == "succeeded" and 1 or 0)
+    if done == n then
+      local ms = (uv.hrtime() - t0) / 1e6
+      on_finished = nil
+      vim.schedule(function()
+        report({ name = args.name, ms = ms, ok = ok, written = written(buf) })
+      end)
+    end
+  end
+  when_parsed(buf, n, function()
+    t0 = uv.hrtime()
+    require("toolhost").run_all(buf)
+  end)
+end
+
+-- A fresh host over a warm tool cache: from the host's first answer (ready) to
+-- `everything__echo` being in its tool table, the server not yet started.
+function M.cache(args)
+  local t0 = uv.hrtime()
+  local ready
+  local function has_echo(tools)
+    for _, t in ipairs(tools or {}) do
+      if t.name == "everything__echo" then
+        return true
+      end
+    end
+    return false
+  end
+  local function check()
+    require("toolhost").tools({ format = "mcp", callback = function(tools)
+      if has_echo(tools) then
+        on_finished = nil
+        return report({ name = args.name, ready_ms = (ready - t0) / 1e6,
+                        tools_ms = (uv.hrtime() - ready) / 1e6 })
+      end
+      vim.defer_fn(check, 1)
+    end })
+  end
+  require("toolhost.host").call("toolhost.ping", {}, function()
+    ready = uv.hrtime()
+    check()
+  end)
+end
+
+return M
