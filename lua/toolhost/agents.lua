@@ -9,37 +9,13 @@ local config = require("toolhost.config")
 
 local buffers = {} -- client name -> buffer
 
--- The project agents may reach this Neovim for: the root, absolute, without a trailing slash.
-local function project_root()
-  local root = vim.fn.fnamemodify(config.root(), ":p")
-  return (root:gsub("(.)/$", "%1"))
-end
-
 -- Tells the host `chan` which project it serves (at its start, and when the directory changes).
 function M.announce(chan)
   local serve = config.options.serve or {}
   if serve.enabled == false then
     return
   end
-  vim.rpcnotify(chan, "toolhost.serve_agents", { root = project_root() })
-end
-
-local group
-function M.watch_directory()
-  if group then
-    return
-  end
-  group = api.nvim_create_augroup("toolhost_agents", { clear = true })
-  api.nvim_create_autocmd("DirChanged", {
-    group = group,
-    callback = function()
-      local host = require("toolhost.host")
-      local chan = host.channel()
-      if chan then
-        M.announce(chan)
-      end
-    end,
-  })
+  vim.rpcnotify(chan, "toolhost.serve_agents", { root = config.absolute_root() })
 end
 
 local function find_named(name)

@@ -158,4 +158,11 @@ function M.root()
   return M.options.root or vim.fn.getcwd()
 end
 
+-- The root as the host's peers compare it (agents' relays, MCP project files): absolute,
+-- without a trailing slash.
+function M.absolute_root()
+  local root = vim.fn.fnamemodify(M.root(), ":p")
+  return (root:gsub("(.)/$", "%1"))
+end
+
 return M

@@ -182,6 +182,26 @@ function M.accepts_batches(instance, batches)
   return false
 end
 
+-- A new working directory is a new project: the host learns it for the MCP project files and
+-- for the agents it serves.
+local dir_group
+local function announce_on_dir_changed()
+  if dir_group then
+    return
+  end
+  dir_group = vim.api.nvim_create_augroup("toolhost_project_root", { clear = true })
+  vim.api.nvim_create_autocmd("DirChanged", {
+    group = dir_group,
+    callback = function()
+      local chan = M.channel()
+      if chan then
+        require("toolhost.mcp_trust").announce(chan)
+        require("toolhost.agents").announce(chan)
+      end
+    end,
+  })
+end
+
 -- Returns the channel, starting the host if needed; nil and an error text when it cannot.
 function M.ensure()
   if state.chan then
@@ -238,10 +258,9 @@ function M.ensure()
     end,
   })
   require("toolhost.mcp_trust").announce(job) -- before setup: the project's MCP files count
-  require("toolhost.mcp_trust").watch_directory()
   vim.rpcnotify(job, "toolhost.setup", config.for_host())
   require("toolhost.agents").announce(job)
-  require("toolhost.agents").watch_directory()
+  announce_on_dir_changed()
   return job
 end
 

@@ -69,31 +69,9 @@ function M.summary(pending)
 end
 
 -- The project whose files count for the host: Neovim's root, absolute, without a trailing slash.
-local function project_root()
-  local root = vim.fn.fnamemodify(require("toolhost.config").root(), ":p")
-  return (root:gsub("(.)/$", "%1"))
-end
-
 -- Tells the host `chan` its project (before its setup, and again when the directory changes).
 function M.announce(chan)
-  vim.rpcnotify(chan, "toolhost.mcp_project", { root = project_root() })
-end
-
-local group
-function M.watch_directory()
-  if group then
-    return
-  end
-  group = vim.api.nvim_create_augroup("toolhost_mcp_project", { clear = true })
-  vim.api.nvim_create_autocmd("DirChanged", {
-    group = group,
-    callback = function()
-      local chan = require("toolhost.host").channel()
-      if chan then
-        M.announce(chan)
-      end
-    end,
-  })
+  vim.rpcnotify(chan, "toolhost.mcp_project", { root = require("toolhost.config").absolute_root() })
 end
 
 -- The host found project files not accepted yet (at its start, or when they changed).
