@@ -261,11 +261,7 @@ function M.command(sub)
   elseif sub == "start" then
     return M.open({ start = true })
   elseif sub == "accept" then
-    local trust = require("toolhost.mcp_trust")
-    if type(trust.accept_pending) == "function" then
-      return trust.accept_pending()
-    end
-    return vim.notify("toolhost: :ToolMcp accept is not available in this version", vim.log.levels.WARN)
+    return require("toolhost.mcp_trust").accept_pending()
   end
   vim.notify(("toolhost: unknown :ToolMcp subcommand %q (start, accept)"):format(sub), vim.log.levels.ERROR)
 end

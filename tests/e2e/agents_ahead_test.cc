@@ -112,6 +112,18 @@ TEST(AgentsAhead, IdenticalCallsSentAtOnceEachGetTheirOwnBlockResultAndJob) {
   EXPECT_EQ(p.agent->wait_result(second)["text"], "     1\tbuy milk");
   EXPECT_EQ(p.agent->wait_result(third)["text"], "     1\tbuy milk");
   p.wait_written({"th-2", "th-3"});
+  // A call started ahead may end before the parse bound it to its block: its result block is
+  // written when the block is, after its ToolhostJobFinished.
+  EXPECT_EQ(p.nvim.lua(R"(
+    local buf = ...
+    return vim.wait(10000, function()
+      for _, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+        if line:find("^````result id=th%-3 ") then return true end
+      end
+      return false
+    end, 5))",
+                       json::array({p.buf})),
+            true);
 
   Lines expected = {kClaudeCodeIntro};
   for (int job : {1, 2, 3}) {

@@ -11,44 +11,28 @@
 #include <string>
 
 #include "e2e/chat_helpers.h"
+#include "e2e/mcp_helpers.h"
 
 namespace toolhost::e2e {
 namespace {
 
 using nlohmann::json;
 
-std::string everything_server() {
-  const char* modules = std::getenv("TOOLHOST_MCP_NODE_MODULES");
-  std::string dir = modules && *modules ? modules : TOOLHOST_SOURCE_DIR "/tests/mcp/node_modules";
-  return dir + "/@modelcontextprotocol/server-everything/dist/index.js";
-}
-
-bool have_node() {
-  return std::system("command -v node >/dev/null 2>&1") == 0;
-}
-
 // auto_run on (only assistant_done() completes a reply), server-everything configured with
 // `auto_approve` naming `approved`.
 json options(const json& approved = json::array()) {
   json everything = {
-      {"command", "node"}, {"args", {everything_server(), "stdio"}}, {"auto_approve", approved}};
+      {"command", "node"}, {"args", {everything_index(), "stdio"}}, {"auto_approve", approved}};
   return json{{"auto_run", true},
               {"auto_run_idle_ms", 600000},
               {"mcp", {{"servers", {{"everything", everything}}}}}};
 }
 
-Lines json_block(const std::string& tool, const json& arguments) {
-  return {"ASSISTANT: Calling it.", "", "```json",
-          json{{"tool", tool}, {"parameters", arguments}}.dump(), "```"};
-}
-
 class McpChat : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!have_node()) GTEST_SKIP() << "the MCP tests need Node.js 20 or newer";
-    if (!std::filesystem::exists(everything_server())) {
-      GTEST_SKIP() << everything_server() << " is missing: run scripts/install-test-node-deps";
-    }
+    std::string why = why_no_everything();
+    if (!why.empty()) GTEST_SKIP() << why;
   }
 
   // Waits until the host's tool table holds `tool` (the server listed its tools).
@@ -76,7 +60,7 @@ TEST_F(McpChat, EchoWaitsForApprovalThenRunsAndItsResultIsInTheBuffer) {
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   wait_for_tool(nvim, "everything__echo");
   int64_t buf = open_chat(nvim, "echo.chat.md");
-  reply(nvim, buf, json_block("everything__echo", {{"message", "hello from a chat"}}));
+  reply(nvim, buf, json_call_block("everything__echo", {{"message", "hello from a chat"}}));
 
   std::string hint = wait_for_diagnostic(nvim, "? everything__echo awaiting approval");
   EXPECT_NE(hint.find("MCP server everything"), std::string::npos) << hint;
@@ -104,11 +88,11 @@ TEST_F(McpChat, ABlockReadBeforeTheServerListedItsToolsBecomesACallWhenItHas) {
   held["mcp"]["servers"]["everything"]["command"] = "sh";
   held["mcp"]["servers"]["everything"]["args"] = {
       "-c", "while [ ! -e \"$1\" ]; do sleep 0.05; done; exec node \"$0\" stdio",
-      everything_server(), gate};
+      everything_index(), gate};
   NvimHarness nvim(held);
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   int64_t buf = open_chat(nvim, "early.chat.md");
-  reply(nvim, buf, json_block("everything__echo", {{"message", "early"}}));
+  reply(nvim, buf, json_call_block("everything__echo", {{"message", "early"}}));
   barrier(nvim, buf);
   EXPECT_NE(diagnostics(nvim, buf).dump().find("everything__echo"), std::string::npos)
       << "an unknown tool until the server has listed it";
@@ -132,9 +116,9 @@ TEST_F(McpChat, AnAutoApprovedLongRunningToolStreamsItsProgressAndCancelStopsIt)
                        "ToolhostJobFinished"});
   wait_for_tool(nvim, "everything__trigger-long-running-operation");
   int64_t buf = open_chat(nvim, "long.chat.md");
-  reply(
-      nvim, buf,
-      json_block("everything__trigger-long-running-operation", {{"duration", 60}, {"steps", 60}}));
+  reply(nvim, buf,
+        json_call_block("everything__trigger-long-running-operation",
+                        {{"duration", 60}, {"steps", 60}}));
 
   // auto_approve names it: it runs at once, no approval.
   json started = wait_event(nvim, "ToolhostJobStarted");
@@ -158,8 +142,7 @@ TEST_F(McpChat, AnAutoApprovedLongRunningToolStreamsItsProgressAndCancelStopsIt)
             std::string::npos)
       << text;
   // The server is told, and the host still answers for it.
-  json servers = nvim.lua(
-      "return vim.rpcrequest(require('toolhost.host').ensure(), 'toolhost.mcp_servers', {})");
+  json servers = mcp_servers(nvim);
   EXPECT_EQ(servers["servers"][0]["name"], "everything");
   EXPECT_EQ(servers["servers"][0]["state"], "running");
 }
@@ -169,7 +152,7 @@ TEST_F(McpChat, ArgumentsTheSchemaRefusesFailTheCallNamingTheParameter) {
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   wait_for_tool(nvim, "everything__echo");
   int64_t buf = open_chat(nvim, "bad.chat.md");
-  reply(nvim, buf, json_block("everything__echo", {{"message", 42}}));
+  reply(nvim, buf, json_call_block("everything__echo", {{"message", 42}}));
   json finished = wait_event(nvim, "ToolhostJobFinished");
   EXPECT_EQ(finished["status"], "failed");
   barrier(nvim, buf);

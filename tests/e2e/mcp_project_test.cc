@@ -20,27 +20,12 @@
 #include <string>
 
 #include "e2e/chat_helpers.h"
+#include "e2e/mcp_helpers.h"
 
 namespace toolhost::e2e {
 namespace {
 
 using nlohmann::json;
-
-std::string everything_index() {
-  const char* modules = std::getenv("TOOLHOST_MCP_NODE_MODULES");
-  std::string dir = modules && *modules ? modules : TOOLHOST_SOURCE_DIR "/tests/mcp/node_modules";
-  return dir + "/@modelcontextprotocol/server-everything/dist/index.js";
-}
-
-Lines echo_block(const std::string& message) {
-  return {"ASSISTANT: Calling it.", "", "```json",
-          json{{"tool", "everything__echo"}, {"parameters", {{"message", message}}}}.dump(), "```"};
-}
-
-json server_status(NvimHarness& nvim) {
-  return nvim.lua(
-      "return vim.rpcrequest(require('toolhost.host').ensure(), 'toolhost.mcp_servers', {})");
-}
 
 // server-everything over Streamable HTTP on a free port of 127.0.0.1, until the test ends.
 class HttpEverything {
@@ -102,12 +87,8 @@ class HttpEverything {
 class McpProject : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::system("command -v node >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "the MCP tests need Node.js 20 or newer";
-    }
-    if (!std::filesystem::exists(everything_index())) {
-      GTEST_SKIP() << everything_index() << " is missing: run scripts/install-test-node-deps";
-    }
+    std::string why = why_no_everything();
+    if (!why.empty()) GTEST_SKIP() << why;
   }
 
   void wait_for_echo(NvimHarness& nvim) {
@@ -130,7 +111,7 @@ class McpProject : public ::testing::Test {
   // The block waits for approval, :ToolRun runs it, and its echo is written under it.
   void echo_runs_after_approval(NvimHarness& nvim, const std::string& message) {
     int64_t buf = open_chat(nvim, "echo.chat.md");
-    reply(nvim, buf, echo_block(message));
+    reply(nvim, buf, json_call_block("everything__echo", {{"message", message}}));
     wait_for_diagnostic(nvim, "? everything__echo awaiting approval");
     EXPECT_EQ(barrier(nvim, buf).size(), 0u) << "nothing ran before the approval";
     set_cursor(nvim, row_of(nvim, buf, "```json") + 1);
@@ -157,16 +138,16 @@ TEST_F(McpProject, AProjectServerStartsOnlyOnceItsFileIsAcceptedThenItsEchoRuns)
       {{"auto_run", true}, {"auto_run_idle_ms", 600000}, {"root", root}, {"mcp", mine}});
   nvim.forward_diagnostics();
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
-  json status = server_status(nvim)["servers"];
+  json status = mcp_servers(nvim)["servers"];
   ASSERT_EQ(status.size(), 2u) << status.dump();
   EXPECT_EQ(status[0]["name"], "everything");
   EXPECT_EQ(status[0]["state"], "disabled");
   EXPECT_EQ(status[0]["pid"], 0);
   EXPECT_NE(status[0]["error"].get<std::string>().find("not accepted yet"), std::string::npos);
-  while (server_status(nvim)["servers"][1]["state"] != "running") {
+  while (mcp_servers(nvim)["servers"][1]["state"] != "running") {
     wait_event(nvim, "ToolhostToolsChanged");
   }
-  const json mine_pid = server_status(nvim)["servers"][1]["pid"];
+  const json mine_pid = mcp_servers(nvim)["servers"][1]["pid"];
   // The user heard at the start which file waits, and how to accept it.
   EXPECT_NE(nvim.lua("return vim.fn.execute('messages')")
                 .get<std::string>()
@@ -191,7 +172,7 @@ TEST_F(McpProject, AProjectServerStartsOnlyOnceItsFileIsAcceptedThenItsEchoRuns)
       << "the prompt shows the command";
 
   wait_for_echo(nvim);
-  EXPECT_EQ(server_status(nvim)["servers"][1]["pid"], mine_pid) << "an unchanged server restarted";
+  EXPECT_EQ(mcp_servers(nvim)["servers"][1]["pid"], mine_pid) << "an unchanged server restarted";
   echo_runs_after_approval(nvim, "from the project");
   std::filesystem::remove_all(root);
 }
@@ -205,7 +186,7 @@ TEST_F(McpProject, AnHttpServerFromSetupRunsAChatBlocksCall) {
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   wait_for_echo(nvim);
   echo_runs_after_approval(nvim, "over http");
-  json status = server_status(nvim)["servers"];
+  json status = mcp_servers(nvim)["servers"];
   EXPECT_EQ(status[0]["transport"], "http");
   EXPECT_EQ(status[0]["state"], "running");
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e/mcp_helpers.h"
 #include "e2e/nvim_harness.h"
 
 namespace toolhost::e2e {
@@ -200,12 +201,14 @@ TEST(McpView, LogOpensTheServersLogLinesInASplit) {
       << "the first window, :ToolMcp and the log";
 }
 
-TEST(McpView, AcceptSaysItIsUnavailableUntilTheTrustModuleOffersIt) {
+TEST(McpView, AcceptWithNothingPendingSaysSoAndOtherwiseAsksTheTrustModule) {
   NvimHarness nvim;
   nvim.forward_notify();
   nvim.command("ToolMcp accept");
   json notice = nvim.wait_for("notify");
-  EXPECT_NE(notice["msg"].get<std::string>().find("not available"), std::string::npos) << notice;
+  EXPECT_NE(notice["msg"].get<std::string>().find("no project MCP file waits to be accepted"),
+            std::string::npos)
+      << notice;
 
   nvim.lua(
       R"(require("toolhost.mcp_trust").accept_pending = function() vim.g.accepted = true end)");
@@ -223,8 +226,7 @@ TEST(McpHealth, StartsEachServerAndReportsItsToolsTheFailingOnesLogAndTheDisable
                                  {"stuck", fake_spec("hang", {{"startup_timeout_ms", 300}})},
                                  {"off", fake_spec("ok", {{"disabled", true}})}}));
   // The check waits for each server as long as its own startup_timeout_ms says.
-  json listed = nvim.lua(
-      "return vim.rpcrequest(require('toolhost.host').ensure(), 'toolhost.mcp_servers', {})");
+  json listed = mcp_servers(nvim);
   std::map<std::string, uint64_t> timeouts;
   for (const auto& server : listed["servers"])
     timeouts[server["name"]] = server["startup_timeout_ms"];

@@ -11,11 +11,9 @@
 #include <vector>
 
 #include "http_fake_server.h"
-#include "jobs/engine.h"
 #include "jsonrpc/http_transport.h"
 #include "jsonrpc/message.h"
-#include "mcp/servers.h"
-#include "test_jobs.h"
+#include "mcp_servers_fixture.h"
 
 namespace toolhost::mcp {
 namespace {
@@ -31,52 +29,8 @@ ServerConfig http_server(const std::string& url) {
   return config;
 }
 
-class McpServersHttp : public ::testing::Test {
+class McpServersHttp : public ServersTest {
  protected:
-  void SetUp() override {
-    old_sigpipe_ = std::signal(SIGPIPE, SIG_IGN);
-    uv_loop_init(&loop_);
-    engine_ = std::make_unique<jobs::Engine>(&loop_, jobs::EngineOptions{});
-  }
-  void TearDown() override {
-    if (servers_) {
-      bool gone = false;
-      servers_->shutdown([&] { gone = true; });
-      EXPECT_TRUE(run([&] { return gone; })) << "the servers never stopped";
-      servers_.reset();
-    }
-    bool done = false;
-    engine_->shutdown(200, [&] { done = true; });
-    EXPECT_TRUE(run([&] { return done; }));
-    engine_.reset();
-    uv_run(&loop_, UV_RUN_DEFAULT);
-    EXPECT_EQ(uv_loop_close(&loop_), 0) << "a libuv handle was left open";
-    std::signal(SIGPIPE, old_sigpipe_);
-  }
-
-  bool run(const std::function<bool()>& done, uint64_t timeout_ms = 10000) {
-    return testing::run_until(&loop_, done, timeout_ms);
-  }
-
-  Servers& make(std::vector<ServerConfig> configs) {
-    Servers::Options options;
-    options.state_dir = state_.path();
-    options.cache_dir = cache_.path();
-    options.backoff_initial_ms = 50;
-    servers_ = std::make_unique<Servers>(&loop_, options, Servers::Events{});
-    servers_->configure(std::move(configs));
-    return *servers_;
-  }
-
-  std::optional<core::RemoteTool> tool(const std::string& name) {
-    for (const core::ToolSpec& spec : servers_->tool_specs()) {
-      if (spec.name == name) return spec.remote;
-    }
-    return std::nullopt;
-  }
-
-  nlohmann::json status() { return servers_->status(true).at(0); }
-
   // How many DELETEs the fake server has had (its /deletes endpoint, asked with a transport of
   // its own).
   int deletes(const testing::HttpFakeServer& server) {
@@ -95,13 +49,6 @@ class McpServersHttp : public ::testing::Test {
     transport.reset();
     return reply ? reply->value("/result/deletes"_json_pointer, -1) : -1;
   }
-
-  uv_loop_t loop_;
-  TempDir state_;
-  TempDir cache_;
-  std::unique_ptr<jobs::Engine> engine_;
-  std::unique_ptr<Servers> servers_;
-  void (*old_sigpipe_)(int) = nullptr;
 };
 
 TEST_F(McpServersHttp, AnHttpServerListsItsToolsAndACallStreamsProgressThenTheResult) {
