@@ -106,10 +106,9 @@ TEST(AgentsAhead, AutoAcceptableCallIsAnsweredWhileNeovimIsBlocked) {
 }
 
 // Disabled: a known bug, about 1 run in 5. The third block's result is refused as "the block
-// changed while it ran" (a false conflict; likely cause, not confirmed: its mark is placed in
-// rows the host computed before
-// Neovim wrote the second call's result above it). The agents get every result; the buffer
-// keeps the third block unanswered. Kept so the fix has its regression test (see the notes).
+// changed while it ran", a false conflict (likely cause, not confirmed: its mark is placed in
+// rows the host computed before Neovim wrote the second call's result above it). The agents
+// get every result; the buffer keeps the third block unanswered. Kept as the fix's test.
 TEST(AgentsAhead, DISABLED_IdenticalCallsSentAtOnceEachGetTheirOwnBlockResultAndJob) {
   Project p;
   int64_t second = p.agent->call("read_file", {{"path", "notes.txt"}});
