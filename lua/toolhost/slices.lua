@@ -100,9 +100,20 @@ function M.push(work, whole)
   return work.finished == true
 end
 
--- Whether any work is queued or being applied.
+-- Work pushed after a delay (refresh.lua's coalesced diagnostics); it counts as queued meanwhile.
+local delayed = 0
+
+function M.push_after(work, ms)
+  delayed = delayed + 1
+  vim.defer_fn(function()
+    delayed = delayed - 1
+    M.push(work)
+  end, ms)
+end
+
+-- Whether any work is queued, waiting to be queued, or being applied.
 function M.busy()
-  return queue[1] ~= nil
+  return queue[1] ~= nil or delayed > 0
 end
 
 -- Slice costs since the last reset: { slices, steps, p50, p99, max } (ms, over the last

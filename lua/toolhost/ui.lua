@@ -8,6 +8,7 @@ local api = vim.api
 local blocks = require("toolhost.blocks")
 local rewrite = require("toolhost.rewrite")
 local slices = require("toolhost.slices")
+local refresh = require("toolhost.refresh")
 local ns = blocks.namespace
 M.namespace = ns
 
@@ -95,25 +96,43 @@ local function batch_callbacks(batch, list)
   vim.list_extend(list.events, batch.events or {})
 end
 
--- Each touched buffer's diagnostics set again (hidden while the list wrote).
+-- Each touched buffer's diagnostics set again (hidden while the list wrote), now.
 local function refresh_steps(list)
   local steps = {}
-  for buf, st in pairs(list.dirty) do
+  for buf in pairs(list.dirty) do
     steps[#steps + 1] = function()
-      if api.nvim_buf_is_valid(buf) then
-        refresh_diagnostics(buf, st)
-      end
+      refresh.now(buf)
     end
   end
   return steps
+end
+
+-- A host's list: each touched buffer's refresh, coalesced with other lists' (refresh.lua);
+-- `after` once all are done.
+local function refresh_apart(list, work, after)
+  local remaining = 1
+  local function one_done()
+    remaining = remaining - 1
+    if remaining == 0 then
+      after()
+    end
+  end
+  for buf in pairs(list.dirty) do
+    remaining = remaining + 1
+    if refresh.request(buf, list.hidden[buf], one_done) then
+      -- The slice ends here, so that the answer leaves before the refresh starts.
+      work.yield_after = true
+    end
+  end
+  one_done()
 end
 
 -- The last steps: each event, then each touched buffer's diagnostics. The events first: a
 -- handler (a chat plugin sending results back to the model) waits on the result written, not
 -- on the diagnostics, whose refresh re-sets every call's diagnostic of the buffer (~1.2 ms for
 -- 100 calls, the largest part of P2 when it came first). A host's list leaves its refresh to
--- a work of its own (apply_all): the host hears that the list is applied, and may send the
--- next, before the refresh runs.
+-- refresh.lua (apply_all), which coalesces it with other lists': the host hears that the list
+-- is applied, and may send the next, before the refresh runs.
 local function finish_steps(steps, list)
   for _, e in ipairs(list.events) do
     steps[#steps + 1] = function()
@@ -121,9 +140,7 @@ local function finish_steps(steps, list)
     end
     list.glued[steps[#steps]] = true
   end
-  if list.refresh_apart then
-    list.refresh = refresh_steps(list)
-  else
+  if not list.refresh_apart then
     vim.list_extend(steps, refresh_steps(list))
   end
 end
@@ -193,10 +210,7 @@ function M.apply_all(batches, instance)
     if work.was_dropped then
       -- Diagnostics hidden while it wrote are shown again.
       for buf in pairs(list.hidden) do
-        local st = blocks.get(buf)
-        if st and api.nvim_buf_is_valid(buf) then
-          refresh_diagnostics(buf, st)
-        end
+        refresh.now(buf)
       end
       return
     end
@@ -208,10 +222,8 @@ function M.apply_all(batches, instance)
         M.after_list(batches)
       end
     end
-    if list.refresh and #list.refresh > 0 then
-      -- The slice ends here, so that the answer leaves before the refresh starts.
-      work.yield_after = true
-      slices.push({ steps = list.refresh, done = after })
+    if list.refresh_apart then
+      refresh_apart(list, work, after)
     else
       after()
     end
@@ -295,6 +307,7 @@ function M.forget_buffer(buf)
     api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     vim.diagnostic.reset(ns, buf)
   end
+  refresh.forget(buf)
   blocks.drop(buf)
 end
 

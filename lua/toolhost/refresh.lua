@@ -1,0 +1,110 @@
+-- The diagnostics refresh of a chat buffer after a host's list, coalesced (SPEC 9, P2). On 0.7,
+-- vim.diagnostic.set re-sets every diagnostic of the buffer (no per-item update: ~1.3 ms for
+-- 100 calls), so one refresh per list made each call's feedback cost as much as the chat has
+-- calls, and a list arriving meanwhile waited behind it (a chat of 200 calls run one by one:
+-- 7 ms from :ToolRun to ToolhostJobStarted instead of 2). A refresh joins the one already
+-- queued for its buffer. With none queued, it is queued at once (a slice after the list) when
+-- the buffer's last refresh is far enough behind; otherwise it waits until Neovim has spent
+-- `spacing` times that refresh's cost elsewhere (at most `max_wait_ms`), and the lists that
+-- come meanwhile join it.
+local M = {}
+
+local api = vim.api
+local uv = vim.uv or vim.loop
+local blocks = require("toolhost.blocks")
+local slices = require("toolhost.slices")
+
+M.spacing = 4
+M.max_wait_ms = 200
+
+local last = {} -- buf -> { ended = hrtime (ns), cost = ms } of its last refresh
+local queued = {} -- buf -> { after = {fn...}, waits = bool } until its refresh runs
+
+-- How long a refresh of `buf` must still wait (ms; 0: it may run now).
+local function wait_ms(buf)
+  local previous = last[buf]
+  if not previous then
+    return 0
+  end
+  local since = (uv.hrtime() - previous.ended) / 1e6
+  return math.max(0, math.min(previous.cost * M.spacing, M.max_wait_ms) - since)
+end
+
+-- Whether a refresh of `buf` asked for now would wait. A list that writes meanwhile leaves the
+-- diagnostics shown (their extmarks follow the text): hidden, they would be missing until then.
+function M.deferred(buf)
+  local refresh = queued[buf]
+  if refresh then
+    return refresh.waits
+  end
+  return wait_ms(buf) > 0
+end
+
+-- Refreshes `buf` now; the refresh queued for it, done by this one, calls its callbacks.
+function M.now(buf)
+  local refresh = queued[buf]
+  queued[buf] = nil
+  local st = blocks.get(buf)
+  if st and api.nvim_buf_is_valid(buf) then
+    local started = uv.hrtime()
+    blocks.refresh_diagnostics(buf, st)
+    local ended = uv.hrtime()
+    last[buf] = { ended = ended, cost = (ended - started) / 1e6 }
+  else
+    last[buf] = nil
+  end
+  for _, after in ipairs(refresh and refresh.after or {}) do
+    after()
+  end
+end
+
+local function queue(buf, refresh, delay_ms)
+  queued[buf] = refresh
+  local work = {
+    steps = {
+      function()
+        if queued[buf] == refresh then
+          M.now(buf)
+        end
+      end,
+    },
+  }
+  if delay_ms then
+    slices.push_after(work, delay_ms)
+  else
+    slices.push(work)
+  end
+end
+
+-- Asks for a refresh of `buf` (`hidden`: the list hid its diagnostics, which must be shown
+-- again at once); `after` is called once it is done. Returns true when a refresh was queued
+-- to run now, behind the work queued so far.
+function M.request(buf, hidden, after)
+  local refresh = queued[buf]
+  if refresh then
+    refresh.after[#refresh.after + 1] = after
+    if not (hidden and refresh.waits) then
+      return false
+    end
+    -- The waiting refresh (its timer finds it replaced) runs now instead.
+    refresh = { after = refresh.after, waits = false }
+    queue(buf, refresh)
+    return true
+  end
+  refresh = { after = { after }, waits = false }
+  local wait = hidden and 0 or wait_ms(buf)
+  if wait > 0 then
+    refresh.waits = true
+    queue(buf, refresh, math.ceil(wait))
+    return false
+  end
+  queue(buf, refresh)
+  return true
+end
+
+-- `buf` is no longer a chat buffer: a queued refresh finds nothing to do.
+function M.forget(buf)
+  last[buf] = nil
+end
+
+return M

@@ -1,0 +1,144 @@
+// The diagnostics refresh after a host's list is coalesced (lua/toolhost/refresh.lua, SPEC 9 P2):
+// vim.diagnostic.set re-sets every diagnostic of the buffer, so one refresh per list made each
+// result cost as much as the chat has calls. Refreshes are counted here, never timed.
+#include <gtest/gtest.h>
+
+#include "e2e/nvim_harness.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kCalls = 20;
+
+// A buffer of kCalls bash blocks `k1…`, each marked and with a running diagnostic, shown; counts
+// vim.diagnostic.set calls from then on in _G.diagnostic_sets. Returns the buffer.
+int64_t running_calls(NvimHarness& nvim) {
+  return nvim
+      .lua(R"lua(
+    local n = ...
+    local buf = vim.api.nvim_get_current_buf()
+    local lines, marks, diags = {}, {}, {}
+    for i = 1, n do
+      vim.list_extend(lines, { "**bash**", "```", "echo " .. i, "```" })
+      marks[i] = { key = "k" .. i, row = (i - 1) * 4, end_row = (i - 1) * 4 + 3 }
+      diags[i] = { key = "k" .. i, row = (i - 1) * 4, severity = 4, message = "⟳ bash (running 0s)" }
+    end
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    require("toolhost.ui").apply({ buffers = { { buf = buf, marks = marks, diags = diags } } })
+    require("toolhost.host").ensure()
+    _G.diagnostic_sets = 0
+    local set = vim.diagnostic.set
+    vim.diagnostic.set = function(...)
+      _G.diagnostic_sets = _G.diagnostic_sets + 1
+      return set(...)
+    end
+    return buf
+  )lua",
+           json::array({kCalls}))
+      .get<int64_t>();
+}
+
+// The host's batch for call i's result: its block rewritten to `✓ i`, its diagnostic `✓ bash`.
+json result_batch(int64_t buf, int i) {
+  std::string key = "k" + std::to_string(i);
+  json edit = {{"key", key},
+               {"expect", {"**bash**", "```", "echo " + std::to_string(i), "```"}},
+               {"lines", {"✓ " + std::to_string(i)}},
+               {"fallback", json::array()},
+               {"job", "th-" + std::to_string(i)}};
+  json diag = {
+      {"key", key}, {"row", 0}, {"severity", 3}, {"message", "✓ bash " + std::to_string(i)}};
+  return {{"buffers",
+           json::array(
+               {{{"buf", buf}, {"edits", json::array({edit})}, {"diags", json::array({diag})}}})}};
+}
+
+// How many diagnostics read `✓ bash …`.
+int succeeded(NvimHarness& nvim, int64_t buf) {
+  return nvim
+      .lua(R"(
+    local count = 0
+    for _, d in ipairs(vim.diagnostic.get(...)) do
+      if d.message:find("^✓ bash") then count = count + 1 end
+    end
+    return count
+  )",
+           json::array({buf}))
+      .get<int>();
+}
+
+void wait_until_applied(NvimHarness& nvim) {
+  while (nvim.lua("return require('toolhost.slices').busy()").get<bool>()) {
+  }
+}
+
+TEST(UiRefresh, ResultsArrivingTogetherShareOneDiagnosticsRefresh) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  json batches = json::array();
+  for (int i = 1; i <= kCalls; ++i) batches.push_back(result_batch(buf, i));
+  // Every list comes from the host before Neovim's loop turns once: each is queued behind the
+  // first, and each one's refresh joins the refresh the first one queued.
+  nvim.lua(R"(
+    local host = require('toolhost.host')
+    require("toolhost.slices").budget_ms = 0
+    for _, batch in ipairs(...) do
+      require('toolhost.ui').apply_all({ batch }, host.instance())
+    end
+  )",
+           json::array({batches}));
+  wait_until_applied(nvim);
+  EXPECT_EQ(nvim.lua("return _G.diagnostic_sets").get<int>(), 1);
+  EXPECT_EQ(succeeded(nvim, buf), kCalls);
+  // Each diagnostic is on its block's row now that the blocks are one line each.
+  json rows = nvim.lua(R"(
+    local rows = {}
+    for _, d in ipairs(vim.diagnostic.get(...)) do rows[#rows + 1] = d.lnum end
+    table.sort(rows)
+    return rows
+  )",
+                       json::array({buf}));
+  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(rows[i], i);
+}
+
+// A result that comes soon after a refresh waits for the next one, and the diagnostics stay
+// shown meanwhile (hidden, they would be missing until then).
+TEST(UiRefresh, ResultSoonAfterARefreshKeepsTheDiagnosticsShownUntilTheNext) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  // Any refresh is "recent" for a minute: the test never waits that long.
+  nvim.lua(R"(
+    local refresh = require("toolhost.refresh")
+    refresh.spacing, refresh.max_wait_ms = 1e9, 60000
+    require("toolhost.slices").budget_ms = 1000 -- the list is applied before apply_all returns
+  )");
+  json answer = nvim.lua(R"(
+    local host = require('toolhost.host')
+    return require('toolhost.ui').apply_all(..., host.instance())
+  )",
+                         json::array({json::array({result_batch(buf, 1)})}));
+  ASSERT_TRUE(answer.contains("edits")) << answer.dump();
+  EXPECT_EQ(answer["edits"][0]["status"], "applied");
+  EXPECT_EQ(nvim.lines(buf)[0], "✓ 1");
+  EXPECT_EQ(nvim.lua("return _G.diagnostic_sets").get<int>(), 0) << "the refresh waits";
+  // Every call's virtual text is still shown, on its block.
+  json shown = nvim.lua(R"(
+    local buf = ...
+    local ns = vim.diagnostic.get_namespace(require("toolhost.ui").namespace)
+    return #vim.api.nvim_buf_get_extmarks(buf, ns.user_data.virt_text_ns, 0, -1, {})
+  )",
+                        json::array({buf}));
+  EXPECT_EQ(shown.get<int>(), kCalls);
+  EXPECT_EQ(succeeded(nvim, buf), 0);
+  // A refresh made now (another list's, here one applied by a plugin) takes the waiting one's
+  // place.
+  nvim.lua("require('toolhost.ui').apply({ buffers = { { buf = ..., diags = {} } } })",
+           json::array({buf}));
+  EXPECT_EQ(nvim.lua("return _G.diagnostic_sets").get<int>(), 1);
+  EXPECT_EQ(succeeded(nvim, buf), 1);
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
