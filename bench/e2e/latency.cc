@@ -80,12 +80,15 @@ void Bench::p7_ready_from_c() {
 
 void Bench::p2_exit_feedback() {
   for (const char* via : {"toolhost", "lua"}) {
+    // Neovim's CPU per job: what the machine's load does not stretch (bench/NOTES.md, P2).
+    double nvim_cpu = cpu_ms(nvim_pid_);
     json report = scenario("exit_feedback", {{"name", std::string("p2_") + via},
                                              {"via", via},
                                              {"n", s_.p2_jobs},
                                              {"base_ms", s_.p2_base_ms},
                                              {"spread_ms", s_.p2_spread_ms}});
     f_["p2"][via] = stats(report["latencies_ms"].get<std::vector<double>>());
+    f_["p2"][via]["nvim_cpu_ms_per_job"] = (cpu_ms(nvim_pid_) - nvim_cpu) / s_.p2_jobs;
   }
   f_["p2"]["jobs"] = s_.p2_jobs;
 }
