@@ -8,7 +8,6 @@ local M = {}
 local api = vim.api
 local blocks = require("toolhost.blocks")
 local rewrite = require("toolhost.rewrite")
-local refresh = require("toolhost.refresh")
 local ns = blocks.namespace
 local state, set_mark, set_stream, forget = blocks.state, blocks.set_mark, blocks.set_stream, blocks.forget
 local run_edits = rewrite.run_edits
@@ -60,12 +59,12 @@ local function write(buf, edit, list)
   if edit then
     st.waiting[#st.waiting + 1] = edit
   end
-  -- After every change of a buffer, vim.diagnostic (0.7) re-reads the extmarks of every
-  -- diagnostic it shows there (0.33 ms for 100 calls; hiding them costs 0.11). Hidden while a
-  -- list writes, they are shown again by the refresh that ends the list; when that refresh is
-  -- coalesced with later lists' (refresh.lua), they stay, or they would be missing until then.
-  local deferred = list.refresh_apart and refresh.deferred(buf)
-  if not list.hidden[buf] and not deferred and (list.edit_count[buf] or 0) + #st.waiting > 1 then
+  -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
+  -- diagnostic it shows there: with one per call, each result written would cost as many
+  -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
+  -- the refresh that ends the list. One write alone costs that once either way, and hiding
+  -- costs as much again: then they stay.
+  if not list.hidden[buf] and (list.edit_count[buf] or 0) + #st.waiting > 1 then
     list.hidden[buf] = true
     vim.diagnostic.hide(ns, buf)
   end

@@ -2,11 +2,12 @@
 -- vim.diagnostic.set re-sets every diagnostic of the buffer (no per-item update: ~1.3 ms for
 -- 100 calls), so one refresh per list made each call's feedback cost as much as the chat has
 -- calls, and a list arriving meanwhile waited behind it (a chat of 200 calls run one by one:
--- 7 ms from :ToolRun to ToolhostJobStarted instead of 2). A refresh joins the one already
+-- 8–12 ms from :ToolRun to ToolhostJobStarted instead of 3–6). A refresh joins the one already
 -- queued for its buffer. With none queued, it is queued at once (a slice after the list) when
--- the buffer's last refresh is far enough behind; otherwise it waits until Neovim has spent
--- `spacing` times that refresh's cost elsewhere (at most `max_wait_ms`), and the lists that
--- come meanwhile join it.
+-- the list hid the diagnostics to write a result, or when the buffer's last refresh is far
+-- enough behind; otherwise (a job started, the running jobs' elapsed time, nothing written) it
+-- waits until Neovim has spent `spacing` times that refresh's cost elsewhere (at most
+-- `max_wait_ms`), and the lists that come meanwhile join it: a job's result, usually.
 local M = {}
 
 local api = vim.api
@@ -30,20 +31,13 @@ local function wait_ms(buf)
   return math.max(0, math.min(previous.cost * M.spacing, M.max_wait_ms) - since)
 end
 
--- Whether a refresh of `buf` asked for now would wait. A list that writes meanwhile leaves the
--- diagnostics shown (their extmarks follow the text): hidden, they would be missing until then.
-function M.deferred(buf)
-  local refresh = queued[buf]
-  if refresh then
-    return refresh.waits
-  end
-  return wait_ms(buf) > 0
-end
-
 -- Refreshes `buf` now; the refresh queued for it, done by this one, calls its callbacks.
 function M.now(buf)
   local refresh = queued[buf]
   queued[buf] = nil
+  if refresh and refresh.cancel then
+    refresh.cancel()
+  end
   local st = blocks.get(buf)
   if st and api.nvim_buf_is_valid(buf) then
     local started = uv.hrtime()
@@ -70,7 +64,7 @@ local function queue(buf, refresh, delay_ms)
     },
   }
   if delay_ms then
-    slices.push_after(work, delay_ms)
+    refresh.cancel = slices.push_after(work, delay_ms)
   else
     slices.push(work)
   end
@@ -86,7 +80,8 @@ function M.request(buf, hidden, after)
     if not (hidden and refresh.waits) then
       return false
     end
-    -- The waiting refresh (its timer finds it replaced) runs now instead.
+    -- The waiting refresh runs now instead.
+    refresh.cancel()
     refresh = { after = refresh.after, waits = false }
     queue(buf, refresh)
     return true

@@ -103,12 +103,25 @@ end
 -- Work pushed after a delay (refresh.lua's coalesced diagnostics); it counts as queued meanwhile.
 local delayed = 0
 
+-- Queues `work` in `ms`; returns a function that drops it if it is not queued yet.
 function M.push_after(work, ms)
   delayed = delayed + 1
-  vim.defer_fn(function()
-    delayed = delayed - 1
-    M.push(work)
-  end, ms)
+  local timer = uv.new_timer()
+  local function stop()
+    if not timer:is_closing() then
+      timer:stop()
+      timer:close()
+      delayed = delayed - 1
+      return true
+    end
+    return false
+  end
+  timer:start(ms, 0, vim.schedule_wrap(function()
+    if stop() then
+      M.push(work)
+    end
+  end))
+  return stop
 end
 
 -- Whether any work is queued, waiting to be queued, or being applied.
