@@ -147,5 +147,33 @@ TEST(UiRefresh, AStateChangeSoonAfterARefreshWaitsForTheNextResult) {
   EXPECT_TRUE(messages.contains("⟳ bash (running 1s)")) << messages.dump();
 }
 
+// A call's diagnostic is a point, whose underline would be an empty range: an extmark nobody
+// sees, that every refresh sets and every change re-reads. Only the parse errors, which span
+// rows, get one; a user's own underline setting is kept.
+TEST(UiRefresh, OnlyParseErrorsGetAnUnderlineUnlessTheUserConfiguredIt) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  json underlines = nvim.lua(R"(
+    local buf = ...
+    local ns = require("toolhost.ui").namespace
+    local function count()
+      require("toolhost.ui").apply({ buffers = { { buf = buf,
+        errors = { { row = 1, end_row = 3, message = "✗ unclosed fence" } } } } })
+      local underline_ns = vim.diagnostic.get_namespace(ns).user_data.underline_ns
+      return #vim.api.nvim_buf_get_extmarks(buf, underline_ns, 0, -1, {})
+    end
+    local by_default = count()
+    vim.diagnostic.config({ underline = { severity = vim.diagnostic.severity.HINT } })
+    local every_hint = count()
+    vim.diagnostic.config({ underline = false })
+    return { by_default = by_default, every_hint = every_hint, none = count() }
+  )",
+                             json::array({buf}));
+  // The error's, one per row it spans (rows 1 and 2), and none of the kCalls points.
+  EXPECT_EQ(underlines["by_default"], 2) << underlines.dump();
+  EXPECT_EQ(underlines["every_hint"], kCalls) << underlines.dump();
+  EXPECT_EQ(underlines["none"], 0) << underlines.dump();
+}
+
 }  // namespace
 }  // namespace toolhost::e2e
