@@ -19,6 +19,7 @@
 #include "rpc/peer.h"
 #include "server/agent_hub.h"
 #include "server/buffer_reads.h"
+#include "server/elicitations.h"
 #include "server/lua_tools.h"
 #include "server/mcp_tools.h"
 #include "server/methods.h"
@@ -90,6 +91,10 @@ class Host {
   Reply mcp_project(const nlohmann::json& args);
   // setup()'s `mcp` table: the servers from now on (with the config files, load_mcp).
   void configure_mcp(const nlohmann::json& options);
+  // {id, action, content?}: Lua's answer to a server's question (server/elicitations.h).
+  Reply mcp_elicited(const nlohmann::json& args);
+  // Puts a server's question to Neovim (lua/toolhost/mcp_elicit.lua), without waiting.
+  void send_question(const nlohmann::json& question, std::function<void()> failed);
   // setup()'s servers, the config files and the acceptances read again and configured; Lua
   // hears of project files newly pending.
   void load_mcp();
@@ -126,6 +131,7 @@ class Host {
   MethodTable methods_;
   BufferReads reads_;
   AgentHub agents_;
+  Elicitations elicitations_;  // before mcp_: its servers' questions wait here
   McpTools mcp_;
   nlohmann::json mcp_options_;   // setup()'s `mcp`
   bool mcp_configured_ = false;  // setup() ran

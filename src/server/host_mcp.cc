@@ -171,4 +171,21 @@ Host::Reply Host::mcp_stop(const nlohmann::json& raw) {
   return ok();
 }
 
+Host::Reply Host::mcp_elicited(const nlohmann::json& args) {
+  auto done = elicitations_.answered(args);
+  if (!done) return core::error(done.error());
+  return ok();
+}
+
+void Host::send_question(const nlohmann::json& question, std::function<void()> failed) {
+  // Lua asks from a scheduled callback and returns at once: neither side waits for the user.
+  api_.exec_lua("require('toolhost.mcp_elicit').ask(...)",
+                nlohmann::json::array({question, options_.instance}),
+                [failed](const std::string& error, const nlohmann::json&) {
+                  if (error.empty()) return;
+                  log::error("mcp: asking the user failed: " + error);
+                  failed();
+                });
+}
+
 }  // namespace toolhost::server
