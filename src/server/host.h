@@ -96,8 +96,10 @@ class Host {
   // Puts a server's question to Neovim (lua/toolhost/mcp_elicit.lua), without waiting.
   void send_question(const nlohmann::json& question, std::function<void()> failed);
   // setup()'s servers, the config files and the acceptances read again and configured; Lua
-  // hears of project files newly pending.
-  void load_mcp();
+  // hears of project files newly pending. The files' warnings are said once per host (each
+  // reload reads them again); setup()'s own errors again each time `setup_ran`.
+  void load_mcp(bool setup_ran);
+  void say_mcp(const std::string& text, const std::string& level, bool again);
   // The tool table anew (built-in, custom, the servers' tools); when it changed, the attached
   // buffers parse again and Lua hears ToolhostToolsChanged.
   void rebuild_tools();
@@ -138,6 +140,7 @@ class Host {
   std::string mcp_root_;
   mcp::Places mcp_places_;
   std::vector<mcp::PendingFile> mcp_pending_;
+  std::set<std::string> mcp_said_;  // the warnings and errors load_mcp() has shown
   uv_timer_t ticker_{};
   uv_prepare_t history_writer_{};  // writes the engine's held history lines (see the ctor)
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
