@@ -24,8 +24,8 @@ json options() {
 }
 
 // The stubs answer in turn from `script`: a select takes the item shown as the next answer, an
-// input the next answer. Each prompt (an input's with "|" and its default) goes to _G.prompts.
-// A UI is pretended: mcp_elicit asks.
+// input the next answer; past its end, no answer (<Esc>). Each prompt (an input's with "|" and its
+// default) goes to _G.prompts. A UI is pretended: mcp_elicit asks.
 void answer_with(NvimHarness& nvim, const json& script) {
   nvim.lua(R"(
     local script = ...
@@ -69,7 +69,7 @@ void wait_for_ask(NvimHarness& nvim) {
   while (!nvim.lua(listed).get<bool>()) wait_event(nvim, "ToolhostToolsChanged");
 }
 
-TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentOrTheDecline) {
+TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentADeclineOrACancel) {
   NvimHarness nvim(options());
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   wait_for_ask(nvim);
@@ -93,6 +93,10 @@ TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentOrTheDe
   answer_with(nvim, {"Decline"});
   text = ask_from_chat(nvim, buf, {{"again", true}});
   EXPECT_NE(text.find(R"(Answer: "result":{"action":"decline"})"), std::string::npos) << text;
+
+  answer_with(nvim, {"Answer"});  // then <Esc> at the first field: no answer
+  text = ask_from_chat(nvim, buf, {{"again", 2}});
+  EXPECT_NE(text.find(R"(Answer: "result":{"action":"cancel"})"), std::string::npos) << text;
 }
 
 TEST(McpElicit, AHeadlessNeovimAnswersWithTheFormsDefaultsWithoutAsking) {
