@@ -41,7 +41,8 @@ local function choices(field)
   if type(field.enum) == "table" then
     local names = type(field.enumNames) == "table" and field.enumNames or {}
     for i, value in ipairs(field.enum) do
-      table.insert(list, { value = value, text = present(names[i]) and names[i] or tostring(value) })
+      local text = present(names[i]) and names[i] or tostring(value)
+      table.insert(list, { value = value, text = text })
     end
   elseif type(field.oneOf) == "table" then
     for _, choice in ipairs(field.oneOf) do
