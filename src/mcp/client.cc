@@ -113,6 +113,16 @@ void Client::elicit(const Message& message, jsonrpc::Responder responder) {
   std::string error;
   auto request = parse_elicitation(message.params, error);
   if (!request) return responder.error(Error{code::kInvalidParams, error, nullptr});
+  // The server asks for one of the calls running now (the protocol names none): the answer is
+  // still wanted while one of them runs, or, with none running, while the connection is open.
+  std::vector<uint64_t> asking;
+  for (const auto& [id, call] : calls_) asking.push_back(id);
+  std::weak_ptr<bool> alive = alive_;
+  request->still_wanted = [this, alive, responder, asking] {
+    if (alive.expired() || responder.answered() || !endpoint_.is_open()) return false;
+    return asking.empty() || std::any_of(asking.begin(), asking.end(),
+                                         [this](uint64_t id) { return calls_.count(id) > 0; });
+  };
   events_.elicit(*request, [responder](ElicitationAnswer answer) mutable {
     if (!responder.answered()) responder.result(elicitation_result(answer));
   });

@@ -1,6 +1,43 @@
 #include "mcp/elicitation.h"
 
+#include "mcp/arguments_check.h"
+
 namespace toolhost::mcp {
+namespace {
+
+// A string property's oneOf of titled choices ({const, title}): whether `value` is one of them.
+std::optional<std::string> check_one_of(const std::string& name, const Json& property,
+                                        const Json& value) {
+  auto choices = property.find("oneOf");
+  if (choices == property.end() || !choices->is_array()) return std::nullopt;
+  Json allowed = Json::array();
+  for (const Json& choice : *choices) {
+    if (!choice.is_object() || !choice.contains("const")) continue;
+    if (choice["const"] == value) return std::nullopt;
+    allowed.push_back(choice["const"]);
+  }
+  if (allowed.empty()) return std::nullopt;
+  return "field \"" + name + "\": must be one of " + allowed.dump();
+}
+
+std::optional<std::string> check_length(const std::string& name, const Json& property,
+                                        const Json& value) {
+  if (!value.is_string()) return std::nullopt;
+  // Characters, not bytes: UTF-8 continuation bytes do not count.
+  size_t length = 0;
+  for (unsigned char c : value.get_ref<const std::string&>()) length += (c & 0xC0) != 0x80;
+  auto min = property.find("minLength");
+  if (min != property.end() && min->is_number_unsigned() && length < min->get<size_t>()) {
+    return "field \"" + name + "\": must be at least " + min->dump() + " characters long";
+  }
+  auto max = property.find("maxLength");
+  if (max != property.end() && max->is_number_unsigned() && length > max->get<size_t>()) {
+    return "field \"" + name + "\": must be at most " + max->dump() + " characters long";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<ElicitationRequest> parse_elicitation(const Json& params, std::string& error) {
   if (!params.is_object()) {
@@ -47,6 +84,31 @@ ElicitationAnswer answer_with_defaults(const ElicitationRequest& request) {
   }
   answer.action = ElicitationAnswer::Action::kAccept;
   return answer;
+}
+
+std::optional<std::string> check_elicitation_content(const ElicitationRequest& request,
+                                                     const Json& content) {
+  if (!content.is_object()) return "the content must be an object of fields";
+  const Json& schema = request.requested_schema;
+  const Json properties = schema.value("properties", Json::object());
+  Json required = schema.value("required", Json::array());
+  for (const Json& name : required.is_array() ? required : Json::array()) {
+    if (name.is_string() && !content.contains(name.get<std::string>())) {
+      return "field \"" + name.get<std::string>() + "\" is required";
+    }
+  }
+  for (const auto& [name, value] : content.items()) {
+    auto property = properties.find(name);
+    if (property == properties.end()) return "field \"" + name + "\" is not in the form";
+    // check_arguments names a parameter; here it is a field of the form.
+    auto error =
+        check_arguments({{"type", "object"}, {"properties", {{name, *property}}}}, {{name, value}});
+    if (error && error->rfind("parameter ", 0) == 0) error = "field " + error->substr(10);
+    if (!error) error = check_one_of(name, *property, value);
+    if (!error) error = check_length(name, *property, value);
+    if (error) return error;
+  }
+  return std::nullopt;
 }
 
 Json elicitation_result(const ElicitationAnswer& answer) {

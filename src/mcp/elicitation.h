@@ -19,6 +19,12 @@ constexpr const char* kElicitationCreate = "elicitation/create";
 struct ElicitationRequest {
   std::string message;
   Json requested_schema = Json::object();  // a flat object schema: properties, required
+  // Set by mcp::Client: false once nobody waits for the answer any more (the calls running when
+  // the server asked have all ended, or the connection closed), so a question still queued or
+  // being asked is dropped. Unset: always wanted.
+  std::function<bool()> still_wanted;
+
+  bool wanted() const { return !still_wanted || still_wanted(); }
 };
 
 struct ElicitationAnswer {
@@ -39,6 +45,12 @@ std::optional<ElicitationRequest> parse_elicitation(const Json& params, std::str
 // What a client with no one to ask answers (headless, `toolhost mcp call`): accept with every
 // property's `default`; decline when a required property has none, since accept must carry it.
 ElicitationAnswer answer_with_defaults(const ElicitationRequest& request);
+
+// Why `content` does not fit the request's form (a property it does not list, a wrong type, a
+// value out of its enum, oneOf, minimum/maximum or length, a required one missing); empty when
+// it fits. The content of an accept is checked with it before it is sent.
+std::optional<std::string> check_elicitation_content(const ElicitationRequest& request,
+                                                     const Json& content);
 
 // The `elicitation/create` result for `answer`.
 Json elicitation_result(const ElicitationAnswer& answer);

@@ -183,6 +183,13 @@ void SupervisedServer::start_now() {
   client_events.closed = [this, current](const std::string& reason) {
     if (current() && (state_ == State::kStarting || state_ == State::kReady)) fail(reason);
   };
+  if (options_.elicit) {
+    client_events.elicit = [elicit = options_.elicit, name = config_.name](
+                               const ElicitationRequest& request,
+                               std::function<void(ElicitationAnswer)> answer) {
+      elicit(name, request, std::move(answer));
+    };
+  }
   client_ = std::make_unique<Client>(loop_, std::move(transport), options, client_events);
   if (!client_->start(error)) return fail(error);
   add_log("started: " + (config_.url.empty() ? config_.stdio.command : config_.url));

@@ -25,6 +25,10 @@
 
 namespace toolhost::mcp {
 
+// A question of server `server` for the user (mcp/elicitation.h's Elicit, with its name).
+using ServerElicit = std::function<void(const std::string& server, const ElicitationRequest&,
+                                        std::function<void(ElicitationAnswer)> answer)>;
+
 struct SupervisionOptions {
   std::string version;    // toolhost's, in the handshake
   std::string state_dir;  // the tool cache ({state_dir}/mcp); empty: none
@@ -32,6 +36,8 @@ struct SupervisionOptions {
   StdioTiming timing;
   uint64_t backoff_initial_ms = 1000;
   uint64_t backoff_max_ms = 30'000;
+  // Set: the servers' clients declare the `elicitation` capability and their questions go here.
+  ServerElicit elicit;
 };
 
 class SupervisedServer {

@@ -55,8 +55,16 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
           options_.registry_state_dir.empty() ? options_.state_dir : options_.registry_state_dir,
           options_.version, [this](int64_t buf) { return session(buf); },
           [this] { update_ticker(); }}),
-      mcp_(loop, options_.state_dir, options_.cache_dir, options_.version, tools_,
-           [this] { rebuild_tools(); }) {
+      elicitations_([this](const nlohmann::json& question, std::function<void()> failed) {
+        send_question(question, std::move(failed));
+      }),
+      mcp_(
+          loop, options_.state_dir, options_.cache_dir, options_.version, tools_,
+          [this] { rebuild_tools(); },
+          [this](const std::string& server, const mcp::ElicitationRequest& request,
+                 std::function<void(mcp::ElicitationAnswer)> answer) {
+            elicitations_.ask(server, request, std::move(answer));
+          }) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
   // A finished job's feedback leaves from an idle handle (session::Feedback), at the end of
@@ -124,6 +132,7 @@ void Host::start() {
   methods_.add("toolhost.mcp_pending", bind(&Host::mcp_pending));
   methods_.add("toolhost.mcp_accept", bind(&Host::mcp_accept));
   methods_.add("toolhost.mcp_project", bind(&Host::mcp_project));
+  methods_.add("toolhost.mcp_elicited", bind(&Host::mcp_elicited));
   for (const std::string& method : methods_.names()) serve(method);
   peer_.on_notification("toolhost.call",
                         [this](const rpc::Message& message) { bridge(first_arg(message)); });

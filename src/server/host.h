@@ -19,6 +19,7 @@
 #include "rpc/peer.h"
 #include "server/agent_hub.h"
 #include "server/buffer_reads.h"
+#include "server/elicitations.h"
 #include "server/lua_tools.h"
 #include "server/mcp_tools.h"
 #include "server/methods.h"
@@ -90,9 +91,15 @@ class Host {
   Reply mcp_project(const nlohmann::json& args);
   // setup()'s `mcp` table: the servers from now on (with the config files, load_mcp).
   void configure_mcp(const nlohmann::json& options);
+  // {id, action, content?}: Lua's answer to a server's question (server/elicitations.h).
+  Reply mcp_elicited(const nlohmann::json& args);
+  // Puts a server's question to Neovim (lua/toolhost/mcp_elicit.lua), without waiting.
+  void send_question(const nlohmann::json& question, std::function<void()> failed);
   // setup()'s servers, the config files and the acceptances read again and configured; Lua
-  // hears of project files newly pending.
-  void load_mcp();
+  // hears of project files newly pending. The files' warnings are said once per host (each
+  // reload reads them again); setup()'s own errors again each time `setup_ran`.
+  void load_mcp(bool setup_ran);
+  void say_mcp(const std::string& text, const std::string& level, bool again);
   // The tool table anew (built-in, custom, the servers' tools); when it changed, the attached
   // buffers parse again and Lua hears ToolhostToolsChanged.
   void rebuild_tools();
@@ -126,12 +133,14 @@ class Host {
   MethodTable methods_;
   BufferReads reads_;
   AgentHub agents_;
+  Elicitations elicitations_;  // before mcp_: its servers' questions wait here
   McpTools mcp_;
   nlohmann::json mcp_options_;   // setup()'s `mcp`
   bool mcp_configured_ = false;  // setup() ran
   std::string mcp_root_;
   mcp::Places mcp_places_;
   std::vector<mcp::PendingFile> mcp_pending_;
+  std::set<std::string> mcp_said_;  // the warnings and errors load_mcp() has shown
   uv_timer_t ticker_{};
   uv_prepare_t history_writer_{};  // writes the engine's held history lines (see the ctor)
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;

@@ -64,25 +64,31 @@ std::vector<std::string> pending_digests(const std::vector<mcp::PendingFile>& pe
 void Host::configure_mcp(const nlohmann::json& options) {
   mcp_options_ = empty_lists_as_tables(options);
   mcp_configured_ = true;
-  load_mcp();
+  load_mcp(true);
 }
 
-void Host::load_mcp() {
+void Host::say_mcp(const std::string& text, const std::string& level, bool again) {
+  if (!mcp_said_.insert(text).second && !again) return;
+  feedback_.notify(text, level);
+}
+
+void Host::load_mcp(bool setup_ran) {
   const mcp::Lookup lookup = mcp::environment_lookup();
   mcp::ServersConfig setup = mcp::servers_from_json(mcp_options_, lookup);
-  if (!setup.error.empty()) feedback_.notify("toolhost: mcp: " + setup.error, "error");
+  if (!setup.error.empty()) say_mcp("toolhost: mcp: " + setup.error, "error", setup_ran);
   mcp_places_ = mcp::places_from_environment(project_root(mcp_root_));
   mcp::AcceptedServers accepted =
       mcp::load_accepted_servers(setup, mcp_places_, options_.state_dir, lookup);
+  const std::string setup_prefix = std::string(mcp::kSetupSource) + ": ";
   for (const std::string& message : accepted.configured.messages) {
-    feedback_.notify("toolhost: mcp: " + message, "warn");
+    say_mcp("toolhost: mcp: " + message, "warn", setup_ran && message.rfind(setup_prefix, 0) == 0);
   }
   for (const mcp::ServerConfig& server : accepted.configured.servers) {
     if (server.error.empty() || server.error == mcp::kNotAccepted) continue;
-    const std::string where = server.source.empty() || server.source == mcp::kSetupSource
-                                  ? "mcp.servers." + server.name
-                                  : "mcp: " + server.name + " (" + server.source + ")";
-    feedback_.notify("toolhost: " + where + ": " + server.error, "error");
+    const bool from_setup = server.source.empty() || server.source == mcp::kSetupSource;
+    const std::string where = from_setup ? "mcp.servers." + server.name
+                                         : "mcp: " + server.name + " (" + server.source + ")";
+    say_mcp("toolhost: " + where + ": " + server.error, "error", setup_ran && from_setup);
   }
   const bool news = pending_digests(accepted.pending) != pending_digests(mcp_pending_);
   mcp_pending_ = std::move(accepted.pending);
@@ -101,7 +107,7 @@ Host::Reply Host::mcp_project(const nlohmann::json& raw) {
   if (root == mcp_root_) return ok();
   mcp_root_ = std::move(root);
   if (mcp_configured_) {
-    load_mcp();
+    load_mcp(false);
     rebuild_tools();
   }
   return ok();
@@ -127,7 +133,7 @@ Host::Reply Host::mcp_accept(const nlohmann::json& raw) {
   }
   std::string error;
   if (!mcp::accept(options_.state_dir, *file, digest, error)) return core::error(error);
-  load_mcp();
+  load_mcp(false);
   rebuild_tools();
   return nlohmann::json{{"accepted", path}, {"pending", mcp::pending_to_json(mcp_pending_)}};
 }
@@ -169,6 +175,23 @@ Host::Reply Host::mcp_stop(const nlohmann::json& raw) {
   auto done = mcp_.servers().stop(name);
   if (!done) return core::error(done.error());
   return ok();
+}
+
+Host::Reply Host::mcp_elicited(const nlohmann::json& args) {
+  auto done = elicitations_.answered(args);
+  if (!done) return core::error(done.error());
+  return ok();
+}
+
+void Host::send_question(const nlohmann::json& question, std::function<void()> failed) {
+  // Lua asks from a scheduled callback and returns at once: neither side waits for the user.
+  api_.exec_lua("require('toolhost.mcp_elicit').ask(...)",
+                nlohmann::json::array({question, options_.instance}),
+                [failed](const std::string& error, const nlohmann::json&) {
+                  if (error.empty()) return;
+                  log::error("mcp: asking the user failed: " + error);
+                  failed();
+                });
 }
 
 }  // namespace toolhost::server

@@ -6,7 +6,7 @@ namespace toolhost::server {
 
 McpTools::McpTools(uv_loop_t* loop, const std::string& state_dir, const std::string& cache_dir,
                    const std::string& version, const core::ToolTable& table,
-                   std::function<void()> tools_changed)
+                   std::function<void()> tools_changed, mcp::ServerElicit elicit)
     : table_(table),
       servers_(
           loop,
@@ -15,6 +15,7 @@ McpTools::McpTools(uv_loop_t* loop, const std::string& state_dir, const std::str
             options.state_dir = state_dir;
             options.cache_dir = cache_dir;
             options.version = version;
+            options.elicit = std::move(elicit);
             return options;
           }(),
           mcp::Servers::Events{std::move(tools_changed)}),

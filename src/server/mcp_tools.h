@@ -17,10 +17,11 @@ namespace toolhost::server {
 
 class McpTools : public tools::RemoteTools {
  public:
-  // `table`: the host's tool table, where find() looks (it holds the servers' tools).
+  // `table`: the host's tool table, where find() looks (it holds the servers' tools);
+  // `elicit`: who answers the servers' questions (the `elicitation` capability).
   McpTools(uv_loop_t* loop, const std::string& state_dir, const std::string& cache_dir,
            const std::string& version, const core::ToolTable& table,
-           std::function<void()> tools_changed);
+           std::function<void()> tools_changed, mcp::ServerElicit elicit);
 
   mcp::Servers& servers() { return servers_; }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "jsonrpc/endpoint.h"
 #include "jsonrpc/stream_transport.h"
@@ -167,6 +168,32 @@ TEST_F(McpClientElicitation, ABadRequestIsRefusedWithoutReachingTheHook) {
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.error->code, jsonrpc::code::kInvalidParams);
   EXPECT_FALSE(hook_called);
+}
+
+TEST_F(McpClientElicitation, AQuestionIsNoLongerWantedOnceTheCallThatAskedEndsOrTheServerGoes) {
+  std::vector<ElicitationRequest> asked;
+  connect([&](const ElicitationRequest& request, std::function<void(ElicitationAnswer)>) {
+    asked.push_back(request);
+  });
+  std::optional<jsonrpc::Responder> running;  // the server holds the call while it asks
+  server_->on_request("tools/call",
+                      [&](const jsonrpc::Message&, jsonrpc::Responder r) { running = r; });
+  std::optional<CallOutcome> outcome;
+  uint64_t call = client_->call_tool("ask", Json::object(),
+                                     {nullptr, nullptr, [&](CallOutcome o) { outcome = o; }});
+  ASSERT_TRUE(loop_.run_until([&] { return running.has_value(); }));
+  server_->request(kElicitationCreate, elicit_params(defaults_schema()), [](const Reply&) {});
+  ASSERT_TRUE(loop_.run_until([&] { return asked.size() == 1; }));
+  EXPECT_TRUE(asked[0].wanted());
+  ASSERT_TRUE(client_->cancel(call, "the user canceled the call"));
+  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }));
+  EXPECT_FALSE(asked[0].wanted()) << "its call was canceled";
+
+  server_->request(kElicitationCreate, elicit_params(defaults_schema()), [](const Reply&) {});
+  ASSERT_TRUE(loop_.run_until([&] { return asked.size() == 2; }));
+  EXPECT_TRUE(asked[1].wanted()) << "asked with no call running: wanted while connected";
+  client_.reset();
+  EXPECT_FALSE(asked[1].wanted()) << "the client is gone";
 }
 
 TEST_F(McpClientElicitation, WithoutAHookItDeclaresNothingAndTheMethodIsNotFound) {
