@@ -83,8 +83,9 @@ local function marks_chunk(buf, marks, from)
   end
   for i = from, math.min(from + M.marks_per_step - 1, #marks) do
     local m = marks[i]
+    local row, last = blocks.rows_now(st, m.tick, m.row, m.end_row)
     if not st.marks[m.key] then
-      set_mark(buf, st, m.key, m.row, m.end_row)
+      set_mark(buf, st, m.key, row, last)
     end
   end
 end

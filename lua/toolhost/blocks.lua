@@ -56,6 +56,75 @@ local function set_mark(buf, st, key, row, last)
   end
 end
 
+-- The host reads a block's rows from its mirror, which lags behind the buffer: a batch waits
+-- for the one Neovim applies, whose results Lua may write above the block. Each mark comes
+-- with the changedtick it was read at, and every change of an attached buffer since (reply.lua
+-- watches them) moves its rows as it moved the text. The log is complete after changedtick
+-- `st.changes_from`; it holds { tick, first, old_end, new_end } per change, flat.
+local max_changes = 4096
+
+-- Drops the oldest `count` changes; marks read before the last of them keep their rows.
+local function drop_changes(st, count)
+  local log = st.changes
+  local n, cut = #log, 4 * count
+  st.changes_from = log[cut - 3]
+  for i = cut + 1, n do
+    log[i - cut] = log[i]
+  end
+  for i = n - cut + 1, n do
+    log[i] = nil
+  end
+end
+
+function M.changed(buf, tick, first, old_end, new_end)
+  local st = M.state(buf)
+  local log = st.changes
+  if not log then
+    log = {}
+    st.changes, st.changes_from = log, tick - 1
+  end
+  local n = #log
+  log[n + 1], log[n + 2], log[n + 3], log[n + 4] = tick, first, old_end, new_end
+  if n >= 8 * max_changes then
+    drop_changes(st, max_changes) -- no mark came for long
+  end
+end
+
+local function moved(row, first, old_end, new_end)
+  if row >= old_end then
+    return row + new_end - old_end
+  end
+  if row >= first then
+    return math.max(first, math.min(row, new_end - 1))
+  end
+  return row
+end
+
+-- Rows `row`..`last` as the host read them at changedtick `tick`, where they are now. A later
+-- mark is never read at an older tick (the host's mirror only goes forward): the changes up to
+-- `tick` are dropped.
+local function rows_now(st, tick, row, last)
+  local log = st.changes
+  if not tick or not log or tick < st.changes_from then
+    return row, last
+  end
+  local stale = 0
+  for i = 1, #log, 4 do
+    if log[i] <= tick then
+      stale = stale + 1
+    else
+      row = moved(row, log[i + 1], log[i + 2], log[i + 3])
+      last = moved(last, log[i + 1], log[i + 2], log[i + 3])
+    end
+  end
+  if stale > 0 then
+    drop_changes(st, stale)
+  end
+  return row, last
+end
+
+M.rows_now = rows_now
+
 local function set_stream(buf, st, key, lines)
   local old = st.streams[key]
   if #lines == 0 then

@@ -39,10 +39,12 @@ function M.watch(buf, on_detached)
   local w = {}
   watched[buf] = w
   vim.api.nvim_buf_attach(buf, false, {
-    on_lines = function(_, _, _, first)
+    on_lines = function(_, _, tick, first, old_end, new_end)
       if watched[buf] ~= w then
         return true -- detached: stop watching
       end
+      -- Every change, toolhost's own included, moves the rows the host read before it.
+      require("toolhost.blocks").changed(buf, tick, first, old_end, new_end)
       if require("toolhost.rewrite").writing then
         return -- a result toolhost writes is not a reply arriving
       end

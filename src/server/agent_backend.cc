@@ -2,7 +2,6 @@
 
 #include "agents/call_message.h"
 #include "agents/call_result.h"
-#include "agents/tool_list.h"
 #include "server/agent_hub.h"
 #include "tools/policy.h"
 
@@ -19,7 +18,7 @@ AgentBackend::~AgentBackend() {
 
 std::vector<mcp::Tool> AgentBackend::tools() {
   // The host's configuration now: setup() may have added custom tools since the agent came.
-  return agents::mcp_tools(hub_.config());
+  return hub_.tools();
 }
 
 void AgentBackend::start(Call call, Sink sink) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "agents/tool_list.h"
 #include "base/log.h"
 #include "mcp/host_registry.h"
 #include "mcp/server.h"
@@ -35,6 +36,11 @@ AgentHub::~AgentHub() {
   close();
   uv_close(reinterpret_cast<uv_handle_t*>(sweeper_),
            [](uv_handle_t* handle) { delete reinterpret_cast<uv_timer_t*>(handle); });
+}
+
+const std::vector<mcp::Tool>& AgentHub::tools() {
+  if (!tools_) tools_ = agents::mcp_tools(config());
+  return *tools_;
 }
 
 core::Result<std::string> AgentHub::serve(const std::string& root) {

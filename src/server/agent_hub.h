@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "core/result.h"
 #include "jsonrpc/transport.h"
 #include "jsonrpc/unix_listener.h"
+#include "mcp/tool.h"
 #include "nvim/api.h"
 #include "session/session.h"
 
@@ -61,6 +63,11 @@ class AgentHub : public session::CallObserver {
 
   // --- for AgentBackend ---
   const core::Config& config() const { return *env_.config; }
+  // The tools agents see, those of the configuration: listed once per setup() (per call, the
+  // list cost the host as much as the rest of its work for a relayed read_file).
+  const std::vector<mcp::Tool>& tools();
+  // setup() set a new configuration: its tools are listed anew.
+  void config_changed() { tools_.reset(); }
   const std::string& root() const { return root_; }
   session::Session* session(int64_t buf) const { return env_.session(buf); }
   void after_start() const {
@@ -103,6 +110,7 @@ class AgentHub : public session::CallObserver {
   std::shared_ptr<std::map<std::string, int64_t>> buffers_ =
       std::make_shared<std::map<std::string, int64_t>>();
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::optional<std::vector<mcp::Tool>> tools_;
 };
 
 }  // namespace toolhost::server

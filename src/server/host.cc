@@ -198,6 +198,7 @@ Host::Reply Host::setup(const nlohmann::json& args) {
   auto config = core::config_from_json(args);
   if (!config) return core::error("invalid options: " + config.error());
   config_ = std::move(*config);
+  agents_.config_changed();
   // Sessions parse with the custom tools and the MCP servers' tools too (Lua sets the host up
   // before it attaches a buffer; a server's tools come from its cache until it lists them).
   configure_mcp(args.is_object() ? args.value("mcp", nlohmann::json()) : nlohmann::json());

@@ -42,8 +42,10 @@ nlohmann::json& Feedback::top(const char* list) {
   return batch_[list];
 }
 
-void Feedback::mark(int64_t buf, const std::string& key, int row, int end_row) {
-  buffer(buf, "marks").push_back({{"key", key}, {"row", row}, {"end_row", end_row}});
+void Feedback::mark(int64_t buf, const std::string& key, int row, int end_row, int64_t tick) {
+  nlohmann::json mark = {{"key", key}, {"row", row}, {"end_row", end_row}};
+  if (tick > 0) mark["tick"] = tick;
+  buffer(buf, "marks").push_back(std::move(mark));
 }
 
 void Feedback::forget(int64_t buf, const std::string& key) {

@@ -31,8 +31,10 @@ class Feedback {
   Feedback(const Feedback&) = delete;
   Feedback& operator=(const Feedback&) = delete;
 
-  // The extmark of a block; Lua creates it once and lets it follow edits.
-  void mark(int64_t buf, const std::string& key, int row, int end_row);
+  // The extmark of a block; Lua creates it once and lets it follow edits. `tick`: the
+  // buffer's changedtick the rows were read at (0: unknown); Lua moves them by the changes
+  // made since (a result it wrote above the block while this batch waited for the last one).
+  void mark(int64_t buf, const std::string& key, int row, int end_row, int64_t tick = 0);
   // Forgets a block's extmark, diagnostic and streamed lines.
   void forget(int64_t buf, const std::string& key);
   void diagnostic(int64_t buf, const std::string& key, int row, Severity severity,

@@ -55,12 +55,18 @@ void Session::when_read_or_detached(std::function<void()> answer) {
 }
 
 void Session::load(std::vector<std::string> lines) {
+  replace_mirror(std::move(lines), 0);
+}
+
+void Session::replace_mirror(std::vector<std::string> lines, int64_t tick) {
+  tick_ = tick;
   take(parser_.reset(std::move(lines)));
   after_change(false);
 }
 
 void Session::on_lines(const nvim::LinesEvent& event) {
-  if (event.last < 0) return load(event.lines);  // the whole buffer
+  if (event.last < 0) return replace_mirror(event.lines, event.changedtick);  // the whole buffer
+  tick_ = event.changedtick;
   take(parser_.apply(static_cast<int>(event.first), static_cast<int>(event.last), event.lines));
   after_change(event.more);
 }
@@ -123,7 +129,7 @@ void Session::sync_feedback() {
   for (const auto& id : unsynced_.added) {
     const parse::ToolCall* call = find(id);
     if (call && !marked_.count(id)) {
-      ctx_.feedback.mark(buf_, id, call->start, call->end - 1);
+      ctx_.feedback.mark(buf_, id, call->start, call->end - 1, tick_);
       marked_[id] = call->start;
       if (ahead_.count(id)) {
         placed.push_back(*call);
@@ -240,7 +246,9 @@ bool Session::launch(const parse::ToolCall& call, Origin origin, bool automatic,
     // mark); a re-run's take its old result block with them.
     active.block = rows(call.start, call.result ? call.result->end : call.end);
     if (call.result) active.replaces = call.result;
-    if (!marked_.count(call_id)) ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1);
+    if (!marked_.count(call_id)) {
+      ctx_.feedback.mark(buf_, call_id, call.start, call.end - 1, mirror_tick(call_id));
+    }
     marked_[call_id] = call.start;
   }
   active.started_ns = uv_hrtime();
@@ -354,6 +362,7 @@ void Session::reattach(std::string root, std::string name) {
   // The host reads the buffer anew (load): every call is new again.
   parser_.reset({});
   unsynced_ = {};
+  tick_ = 0;
 }
 
 }  // namespace toolhost::session

@@ -211,6 +211,12 @@ class Session {
   // The first call awaiting approval in the last assistant message.
   const parse::ToolCall* first_awaiting() const;
   const parse::ToolCall* find_call(const std::string& id) const;
+  void replace_mirror(std::vector<std::string> lines, int64_t tick);
+  // The changedtick a call's rows were read at: the mirror's, or none for a submitted call
+  // (its rows are the chat plugin's).
+  int64_t mirror_tick(const std::string& call_id) const {
+    return submitted_.count(call_id) ? 0 : tick_;
+  }
   void continue_chain();
   void hold(const parse::ToolCall& call, const std::string& reason);
   void release(const std::string& call_id);
@@ -252,7 +258,10 @@ class Session {
   parse::IncrementalParser parser_;
   parse::ParseDelta unsynced_;  // what changed since sync_feedback() last ran
   std::vector<parse::ParseError> shown_errors_;
-  std::map<std::string, int> marked_;     // call id -> row its extmark was created at
+  std::map<std::string, int> marked_;  // call id -> row its extmark was created at
+  // The changedtick the mirror is at (that of the last lines event), sent with each mark; 0
+  // after a read in slices, which is at no single tick (Lua then takes the rows as they are).
+  int64_t tick_ = 0;
   std::map<std::string, Active> active_;  // by call id
   // The agent loop.
   bool auto_run_ = false;

@@ -145,7 +145,9 @@ void Session::finish_refused(const parse::ToolCall& call, const std::string& rea
   spec.cwd = root_;  // it ran nowhere; its project lists it (jobs.list { root })
   const jobs::JobInfo& job = ctx_.engine.refuse(std::move(spec), reason);
   std::vector<std::string> block = rows(call.start, call.end);
-  if (!marked_.count(call.id)) ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1);
+  if (!marked_.count(call.id)) {
+    ctx_.feedback.mark(buf_, call.id, call.start, call.end - 1, mirror_tick(call.id));
+  }
   write_result(call, block, job, results::refused_body(reason),
                "✗ " + call.tool + ": refused: " + reason);
   ctx_.feedback.job(job_entry(job, buf_));

@@ -35,6 +35,26 @@ TEST(AgentsTools, ToolListOverTheRelayHoldsTheHostsCustomTools) {
   EXPECT_EQ(tools.back()["annotations"]["destructiveHint"], true) << tools.back().dump();
 }
 
+// The host lists the agents' tools once per setup(): a setup() after the agent came is seen.
+TEST(AgentsTools, SetupAfterTheAgentCameChangesItsToolList) {
+  NvimHarness nvim;
+  start_host(nvim);
+  auto agent = connect_agent(nvim, "claude-code");
+  auto last_tool = [&] {
+    json response = agent->wait_response(agent->send_request("tools/list", json::object()));
+    return response["result"]["tools"].back()["name"].get<std::string>();
+  };
+  EXPECT_NE(last_tool(), "lint");
+  nvim.lua(R"(
+    local o = require("toolhost.config").options
+    assert(require("toolhost").setup({ binary = o.binary, log_level = o.log_level,
+                                       auto_run = false, tools = ... }))
+  )",
+           json::array({with_lint_tool()["tools"]}));
+  barrier(nvim);  // the host has read the setup
+  EXPECT_EQ(last_tool(), "lint");
+}
+
 TEST(AgentsTools, ArgumentsThatDoNotFitAreAnErrorResultAndNeverReachTheBuffer) {
   NvimHarness nvim;
   start_host(nvim);

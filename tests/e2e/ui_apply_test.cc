@@ -159,6 +159,32 @@ TEST_F(UiApply, ExtmarkFollowsTheBlockThroughEdits) {
   EXPECT_EQ(marks[0][3]["end_row"], 6);
 }
 
+// The host reads a block's rows from its mirror, which lags behind the buffer: a mark may come
+// after Lua wrote a result above the block, or after the user typed above it. It says the
+// changedtick its rows were read at, and the changes made since move it onto its block.
+TEST_F(UiApply, MarkReadBeforeChangesAboveItLandsOnItsBlock) {
+  set_lines({"## A", "```xml", "<tools/>", "```", "## A", "```xml", "<tools/>", "```"});
+  nvim_.lua("require('toolhost.reply').watch(...)", json::array({buf_}));  // as attached
+  apply({{"marks", list(mark("a", 1, 3))}});
+  json b = mark("b", 5, 7);  // read now, placed after the changes below
+  b["tick"] = nvim_.request("nvim_buf_get_changedtick", json::array({buf_}));
+  json out = apply({{"edits", list(edit("a", kFence, result(1), result(1), "th-1", 1))}});
+  ASSERT_EQ(out["edits"][0]["status"], "applied") << out;
+  nvim_.request("nvim_buf_set_lines", json::array({buf_, 0, 0, false, list("typed")}));
+  nvim_.lua("require('toolhost.reply').forget_changes(...)", json::array({buf_}));  // no host
+
+  apply({{"marks", list(b)}});
+  out = apply({{"edits", list(edit("b", kFence, result(2), result(2), "th-2", 1))}});
+  EXPECT_EQ(out["edits"][0]["status"], "applied") << out << diagnostics();
+  std::vector<std::string> expected = {"typed", "## A", "```xml", "<tools/>", "```"};
+  for (int part : {1, 2}) {
+    auto r = result(part);
+    expected.insert(expected.end(), r.begin(), r.end());
+    if (part == 1) expected.insert(expected.end(), {"## A", "```xml", "<tools/>", "```"});
+  }
+  EXPECT_EQ(nvim_.lines(buf_), expected);
+}
+
 // `all_jobs` replaces the job mirror wholesale before the same batch's `jobs` entries update
 // single records; a job keeps the buffer this Neovim knew for it.
 TEST_F(UiApply, AllJobsReplacesTheJobMirrorBeforeSingleUpdates) {

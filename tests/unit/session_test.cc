@@ -97,6 +97,25 @@ TEST_F(SessionTest, RunAtRewritesTheBlockToItsExecutedFormWithTheResult) {
   EXPECT_FALSE(edit.contains("insert"));
 }
 
+// Lua moves a mark by the changes made after the host read its rows (blocks.lua): a mark says
+// the changedtick of the lines event its rows come from, none after a read in slices.
+TEST_F(SessionTest, MarksSayTheChangedtickTheirRowsWereReadAt) {
+  load({"USER: hi", "ASSISTANT: ok", "**bash**", "```bash", "echo one", "```"});
+  nvim::LinesEvent event;
+  event.buf = kBuf;
+  event.changedtick = 12;
+  event.first = event.last = 6;
+  event.lines = {"**bash**", "```bash", "echo two", "```"};
+  session_->on_lines(event);
+  ASSERT_TRUE(loop_.run_until([&] { return sent("marks").size() == 2; }));
+  json marks = sent("marks");
+  EXPECT_EQ(marks[0]["row"], 2);
+  EXPECT_FALSE(marks[0].contains("tick")) << marks;
+  EXPECT_EQ(marks[1]["row"], 6);
+  EXPECT_EQ(marks[1]["end_row"], 9);
+  EXPECT_EQ(marks[1]["tick"], 12);
+}
+
 TEST_F(SessionTest, RunOnAnUnclosedBlockSaysItIsNotClosedYet) {
   load({"USER: hi", "ASSISTANT: ok", "**bash**", "```bash", "echo hi"});
   session_->run_at(3, false);
