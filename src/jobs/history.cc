@@ -167,7 +167,9 @@ void History::sync_counters() {
   uint64_t next = static_cast<uint64_t>(st.st_size) + 1;
   if (legacy_next >= next) return;
   std::string value = std::to_string(next);
-  if (::ftruncate(lock_fd_, 0) != 0 ||
+  // The number only grows, so it overwrites the old text; truncating (a metadata write, once
+  // per job) is only needed when the old text was longer (a newline after it, say).
+  if ((value.size() < static_cast<size_t>(n) && ::ftruncate(lock_fd_, 0) != 0) ||
       ::pwrite(lock_fd_, value.data(), value.size(), 0) != static_cast<ssize_t>(value.size())) {
     log::error(std::string("jobs: cannot update the job counter: ") + std::strerror(errno));
   }

@@ -186,6 +186,43 @@ TEST_F(JobsHistory, CleanupKeepsTheNewestJobsAndTheirLogs) {
   EXPECT_EQ(list.jobs[2]->id, "th-4");
 }
 
+// A trim re-reads the whole file and cannot drop a live job: with many jobs queued at once it
+// waits for as many ends as jobs still live (P8: 1,000 MCP calls), and still bounds the file.
+TEST_F(JobsHistory, TrimWaitsForAsManyEndsAsJobsStillLive) {
+  TempDir dir;
+  EngineOptions options = persistent(dir);
+  options.history_max = 16;  // a trim every 16 ends when few jobs are live
+  options.max_concurrent = 100;
+  Engine& engine = make(options);
+  std::vector<TaskDone> pending;
+  size_t finished = 0;
+  JobEvents events;
+  events.finished = [&](const JobInfo&) { ++finished; };
+  for (int i = 0; i < 40; ++i) {
+    JobSpec spec;
+    spec.tool = "slow";
+    spec.async = [&](TaskDone done) { pending.push_back(std::move(done)); };
+    engine.submit(std::move(spec), events);
+  }
+  ASSERT_EQ(pending.size(), 40u);
+  auto end_jobs = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) pending[i]({0, "ok", ""});
+    ASSERT_TRUE(run_until(&loop_, [&] { return finished == to; }));
+  };
+  auto ids = [&] {
+    std::set<std::string> seen;
+    for (const auto& line : history_lines(dir)) seen.insert(line["id"].get<std::string>());
+    return seen;
+  };
+  end_jobs(0, 19);  // 19 ended, 21 live: no trim yet
+  EXPECT_EQ(ids().size(), 40u);
+  EXPECT_TRUE(ids().count("th-1"));
+  end_jobs(19, 40);
+  std::set<std::string> newest;
+  for (int i = 25; i <= 40; ++i) newest.insert("th-" + std::to_string(i));
+  EXPECT_EQ(ids(), newest) << "the trims after the burst keep the newest history_max";
+}
+
 TEST_F(JobsHistory, QueryFiltersByStatusNewestFirstWithCounts) {
   TempDir dir;
   EngineOptions options = persistent(dir);
