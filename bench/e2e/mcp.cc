@@ -3,11 +3,13 @@
 // calling its own server-everything in the same run (bench/mcp/sdk_echo.mjs): per-call latency,
 // 1,000 calls queued at once, and a fresh host's tools from the warm cache. Its own Neovims
 // (setup() names the server); skipped, saying so, without Node.js or tests/mcp/node_modules.
+#include <signal.h>
 #include <stdio.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "bench.h"
 #include "measure.h"
@@ -56,6 +58,26 @@ json sdk_baseline(const std::string& source, const std::string& modules, int seq
     throw std::runtime_error("P8: the SDK's echo calls did not all succeed: " + text);
   }
   return result;
+}
+
+// BENCH_PERF=DIR: `perf record -g` on the host over the queued calls, into DIR/NAME.perf (as
+// bench.cc does for the other scenarios); the perf process, or -1 without.
+pid_t profile(pid_t host, const std::string& name) {
+  const char* dir = std::getenv("BENCH_PERF");
+  if (!dir) return -1;
+  const std::string out = std::string(dir) + "/" + name;
+  // BENCH_PERF_STAT=1: the instructions the host runs instead (the same under any load).
+  if (std::getenv("BENCH_PERF_STAT")) {
+    pid_t perf = spawn({"/usr/bin/perf", "stat", "-e", "instructions,task-clock", "-p",
+                        std::to_string(host), "-o", out + ".stat"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return perf;
+  }
+  const char* graph = std::getenv("BENCH_PERF_CALL_GRAPH");  // e.g. dwarf
+  pid_t perf = spawn({"/usr/bin/perf", "record", "-q", "--call-graph", graph ? graph : "fp", "-p",
+                      std::to_string(host), "-o", out + ".perf"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // perf attaches
+  return perf;
 }
 
 }  // namespace
@@ -114,7 +136,9 @@ void Bench::p8_mcp() {
   const pid_t host =
       warm.lua("return vim.fn.jobpid(require('toolhost.host').ensure())").get<pid_t>();
   const double host_cpu0 = cpu_ms(host);
+  const pid_t perf = profile(host, "p8_queued");
   json all = run(warm, "queued", {{"name", "p8_queued"}, {"n", queued}});
+  if (perf > 0) ::kill(perf, SIGINT), wait_for_pid(perf);
   f_["p8"]["toolhost"]["queued_host_cpu_ms"] = cpu_ms(host) - host_cpu0;
   if (seq["written"].get<int>() < sequential + 5 || all["written"].get<int>() != queued ||
       all["ok"].get<int>() != queued) {

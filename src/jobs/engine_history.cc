@@ -109,7 +109,10 @@ size_t Engine::interrupt_host(int pid, const std::string& reason) {
 void Engine::trim() {
   // In memory: the newest history_max jobs, plus whatever is still queued or running.
   size_t excess = jobs_.size() > options_.history_max ? jobs_.size() - options_.history_max : 0;
-  for (auto it = jobs_.begin(); excess > 0 && it != jobs_.end();) {
+  // At most this many can go (a peer's live job is not subtracted: an upper bound). With 1,000
+  // calls queued at once, a scan that stops there does not walk every live job at each end.
+  size_t removable = jobs_.size() - std::min(jobs_.size(), processes_ + queue_.size());
+  for (auto it = jobs_.begin(); excess > 0 && removable > 0 && it != jobs_.end();) {
     Job& job = *it->second;
     if (job.process || !is_finished(job.info.status)) {
       ++it;
@@ -122,8 +125,15 @@ void Engine::trim() {
     }
     it = jobs_.erase(it);
     --excess;
+    --removable;
   }
-  if (history_.enabled() && ended_since_trim_ >= std::max<size_t>(16, options_.history_max / 4)) {
+  // A trim reads and rewrites the whole file, which holds every job still queued or running
+  // and cannot drop one: it waits for as many ends as such jobs of ours, so that 1,000 calls
+  // queued at once cost a few trims, not one per history_max / 4 ends (each re-reading all
+  // 1,000). The file stays bounded: history_max + the live jobs + one such batch.
+  const size_t live = queue_.size() + running_;
+  if (history_.enabled() &&
+      ended_since_trim_ >= std::max({size_t{16}, options_.history_max / 4, live})) {
     ended_since_trim_ = 0;
     trim_history(false);
   }

@@ -167,7 +167,9 @@ void History::sync_counters() {
   uint64_t next = static_cast<uint64_t>(st.st_size) + 1;
   if (legacy_next >= next) return;
   std::string value = std::to_string(next);
-  if (::ftruncate(lock_fd_, 0) != 0 ||
+  // The number only grows, so it overwrites the old text; truncating (a metadata write, once
+  // per job) is only needed when the old text was longer (a newline after it, say).
+  if ((value.size() < static_cast<size_t>(n) && ::ftruncate(lock_fd_, 0) != 0) ||
       ::pwrite(lock_fd_, value.data(), value.size(), 0) != static_cast<ssize_t>(value.size())) {
     log::error(std::string("jobs: cannot update the job counter: ") + std::strerror(errno));
   }
@@ -273,7 +275,7 @@ uint64_t History::allocate(const std::function<nlohmann::json(uint64_t)>& line_f
   bool locked = try_lock();
   if (locked) sync_counters();  // an older host may have moved the legacy counter
   uint64_t number = take_number();
-  pending_ += dump(line_for(number)) + "\n";
+  if (nlohmann::json line = line_for(number); !line.is_null()) pending_ += dump(line) + "\n";
   if (locked) {
     flush_locked();
     unlock();
@@ -282,9 +284,18 @@ uint64_t History::allocate(const std::function<nlohmann::json(uint64_t)>& line_f
   return number;
 }
 
+uint64_t History::allocate() {
+  if (!enabled()) return 0;
+  return allocate([](uint64_t) { return nlohmann::json(); });
+}
+
 void History::append(nlohmann::json line) {
-  if (!enabled()) return;
-  pending_ += dump(line) + "\n";
+  append_all({std::move(line)});
+}
+
+void History::append_all(const std::vector<nlohmann::json>& lines) {
+  if (!enabled() || lines.empty()) return;
+  for (const nlohmann::json& line : lines) pending_ += dump(line) + "\n";
   if (try_lock()) {
     flush_locked();
     unlock();

@@ -49,27 +49,38 @@ TEST_F(JobsHistory, SurvivesARestart) {
   for (const auto& line : lines) EXPECT_EQ(line["host"]["pid"], static_cast<int>(::getpid()));
 }
 
-// The host holds a finished job's end line until the job's feedback has left (P2), then
-// writes it; shutdown writes what is still held.
-TEST_F(JobsHistory, HeldEndLinesAreWrittenWhenAskedOrAtShutdown) {
+// The host holds a job's history lines until the loop turn's feedback has left (P2, P8), then
+// writes them in one append; shutdown writes what is still held. Numbers are taken at once.
+TEST_F(JobsHistory, HeldLinesAreWrittenWhenAskedOrAtShutdown) {
   TempDir dir;
   Engine& engine = make(persistent(dir));
   engine.hold_history(true);
-  run(shell("exit 0"));
-  std::vector<nlohmann::json> lines = history_lines(dir);
-  ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[1]["ev"], "started");
+  EXPECT_EQ(run(shell("exit 0")).id, "th-1");
+  EXPECT_TRUE(history_lines(dir).empty());
   engine.write_held_history();
-  lines = history_lines(dir);
+  std::vector<nlohmann::json> lines = history_lines(dir);
   ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["ev"], "queued");
+  EXPECT_EQ(lines[1]["ev"], "started");
   EXPECT_EQ(lines[2]["ev"], "ended");
   EXPECT_EQ(lines[2]["status"], "succeeded");
-  run(shell("exit 4"));
+  {
+    // Another engine on the same state dir: th-1 was taken at once, whatever was held.
+    Engine other(&loop_, persistent(dir));
+    EXPECT_EQ(other.refuse(shell("rm -rf /"), "denied").id, "th-2");
+    bool done = false;
+    other.shutdown(0, [&] { done = true; });
+    EXPECT_TRUE(done);
+  }
+  EXPECT_EQ(run(shell("exit 4")).id, "th-3");
   stop();
   lines = history_lines(dir);
-  ASSERT_EQ(lines.size(), 6u);
-  EXPECT_EQ(lines[5]["ev"], "ended");
-  EXPECT_EQ(lines[5]["exit_code"], 4);
+  ASSERT_EQ(lines.size(), 8u);
+  EXPECT_EQ(lines[3]["id"], "th-2");
+  EXPECT_EQ(lines[5]["id"], "th-3");
+  EXPECT_EQ(lines[5]["ev"], "queued");
+  EXPECT_EQ(lines[7]["ev"], "ended");
+  EXPECT_EQ(lines[7]["exit_code"], 4);
 }
 
 TEST_F(JobsHistory, IdsAreUniqueAcrossRestartsAndConcurrentEngines) {
@@ -184,6 +195,43 @@ TEST_F(JobsHistory, CleanupKeepsTheNewestJobsAndTheirLogs) {
   ASSERT_EQ(list.total, 3u);
   EXPECT_EQ(list.jobs[0]->id, "th-6");
   EXPECT_EQ(list.jobs[2]->id, "th-4");
+}
+
+// A trim re-reads the whole file and cannot drop a live job: with many jobs queued at once it
+// waits for as many ends as jobs still live (P8: 1,000 MCP calls), and still bounds the file.
+TEST_F(JobsHistory, TrimWaitsForAsManyEndsAsJobsStillLive) {
+  TempDir dir;
+  EngineOptions options = persistent(dir);
+  options.history_max = 16;  // a trim every 16 ends when few jobs are live
+  options.max_concurrent = 100;
+  Engine& engine = make(options);
+  std::vector<TaskDone> pending;
+  size_t finished = 0;
+  JobEvents events;
+  events.finished = [&](const JobInfo&) { ++finished; };
+  for (int i = 0; i < 40; ++i) {
+    JobSpec spec;
+    spec.tool = "slow";
+    spec.async = [&](TaskDone done) { pending.push_back(std::move(done)); };
+    engine.submit(std::move(spec), events);
+  }
+  ASSERT_EQ(pending.size(), 40u);
+  auto end_jobs = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) pending[i]({0, "ok", ""});
+    ASSERT_TRUE(run_until(&loop_, [&] { return finished == to; }));
+  };
+  auto ids = [&] {
+    std::set<std::string> seen;
+    for (const auto& line : history_lines(dir)) seen.insert(line["id"].get<std::string>());
+    return seen;
+  };
+  end_jobs(0, 19);  // 19 ended, 21 live: no trim yet
+  EXPECT_EQ(ids().size(), 40u);
+  EXPECT_TRUE(ids().count("th-1"));
+  end_jobs(19, 40);
+  std::set<std::string> newest;
+  for (int i = 25; i <= 40; ++i) newest.insert("th-" + std::to_string(i));
+  EXPECT_EQ(ids(), newest) << "the trims after the burst keep the newest history_max";
 }
 
 TEST_F(JobsHistory, QueryFiltersByStatusNewestFirstWithCounts) {
