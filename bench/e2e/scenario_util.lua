@@ -4,12 +4,24 @@
 local U = {}
 local api = vim.api
 
--- `lines` written to DIR/NAME.chat.md and opened: its buffer (current now).
-function U.open_chat(dir, name, lines)
+-- A chat whose last assistant message says `intro` and has one fenced call per entry of `calls`
+-- ({ open = its lines before the body, body = one line }), written to DIR/NAME.chat.md and
+-- opened: its buffer (current now) and the row (1-based) of each call's body.
+function U.open_chat(dir, name, intro, calls)
+  local lines = { "USER: bench", "ASSISTANT: " .. intro }
+  local rows = {}
+  for i, call in ipairs(calls) do
+    lines[#lines + 1] = ""
+    vim.list_extend(lines, call.open)
+    lines[#lines + 1] = call.body
+    rows[i] = #lines
+    lines[#lines + 1] = "```"
+  end
+  lines[#lines + 1] = "USER: "
   local path = dir .. "/" .. name .. ".chat.md"
   vim.fn.writefile(lines, path)
   vim.cmd("edit " .. vim.fn.fnameescape(path))
-  return api.nvim_get_current_buf()
+  return api.nvim_get_current_buf(), rows
 end
 
 -- Calls `fn` once the host has parsed all `n` calls of `buf` (attaching sends the buffer's

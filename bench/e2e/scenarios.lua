@@ -67,16 +67,11 @@ end
 -- A chat buffer whose last assistant message has one bash block per command; returns it and
 -- the (1-based) row of each command.
 local function chat(name, commands)
-  local lines = { "USER: bench", ("ASSISTANT: %d commands."):format(#commands) }
-  local rows = {}
+  local calls = {}
   for i, cmd in ipairs(commands) do
-    vim.list_extend(lines, { "", "**bash**", "```bash" })
-    lines[#lines + 1] = cmd
-    rows[i] = #lines
-    lines[#lines + 1] = "```"
+    calls[i] = { open = { "**bash**", "```bash" }, body = cmd }
   end
-  lines[#lines + 1] = "USER: "
-  return util.open_chat(dir, name, lines), rows
+  return util.open_chat(dir, name, ("%d commands."):format(#commands), calls)
 end
 
 local when_parsed = util.when_parsed

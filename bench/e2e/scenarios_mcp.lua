@@ -25,16 +25,12 @@ end
 
 -- A chat whose last assistant message has `n` echo calls; returns it and each call's row.
 local function chat(name, n)
-  local lines = { "USER: bench", ("ASSISTANT: %d calls."):format(n) }
-  local rows = {}
+  local calls = {}
   for i = 1, n do
-    vim.list_extend(lines, { "", "```json" })
-    lines[#lines + 1] = vim.json.encode({ tool = "everything__echo", parameters = { message = "p8 " .. i } })
-    rows[i] = #lines
-    lines[#lines + 1] = "```"
+    calls[i] = { open = { "```json" },
+                 body = vim.json.encode({ tool = "everything__echo", parameters = { message = "p8 " .. i } }) }
   end
-  lines[#lines + 1] = "USER: "
-  return util.open_chat(dir, name, lines), rows
+  return util.open_chat(dir, name, ("%d calls."):format(n), calls)
 end
 
 local when_parsed = util.when_parsed
