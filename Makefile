@@ -21,8 +21,8 @@ PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBU
 # The test builds keep line tables only (-g1): backtraces and sanitizer reports still name file
 # and line, and compiling and linking ~170 test files takes far less than with full -g. Both
 # use the precompiled header (the MCP layers and their tests took the suite past CI's 25 minutes
-# on 2 cores without it in the normal build); the fuzz build (clang, no precompiled header)
-# still compiles the layers it exercises without it, so a missing #include there still fails.
+# on 2 cores without it in the normal build). A missing #include fails in the development build
+# (scripts/configure without TOOLHOST_UNITY compiles every source on its own).
 # The sanitizer build also compiles at -O1 (what ASan recommends).
 TEST_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' \
   -DTOOLHOST_TESTS=ON -DTOOLHOST_PCH=ON -DTOOLHOST_UNITY=ON $(CMAKE_FLAGS)

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jsonrpc/curl_api.h"
 #include "jsonrpc/http_exchange.h"
 #include "mcp/client.h"
 
@@ -80,6 +81,17 @@ class MemoryTransport : public jsonrpc::Transport {
 };
 
 }  // namespace
+
+// describe_failure() asks libcurl's table for an error's text: filled once here (the jsonrpc
+// layer loads libcurl with dlopen() where the plugin's build does).
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  std::string error;
+  if (!toolhost::jsonrpc::load_curl(error)) {
+    std::fprintf(stderr, "http_client_fuzz: %s\n", error.c_str());
+    std::abort();
+  }
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;

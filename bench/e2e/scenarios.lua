@@ -6,6 +6,9 @@ local B = {}
 local uv = vim.loop
 local api = vim.api
 
+local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
+local util = dofile(here .. "scenario_util.lua")
+
 local chan, base, dir, child, runner
 
 local function now_us()
@@ -45,16 +48,11 @@ function B.init(args)
   chan, base, dir, child = args.chan, args.setup, args.dir, args.child
   runner = dofile(args.runner)
   vim.o.hidden = true
-  local group = api.nvim_create_augroup("toolhost_bench", { clear = true })
-  api.nvim_create_autocmd("User", {
-    group = group,
-    pattern = "ToolhostJobFinished",
-    callback = function()
-      if B.on_finished then
-        B.on_finished(vim.g.toolhost_event)
-      end
-    end,
-  })
+  util.on_job_finished("toolhost_bench", function(data)
+    if B.on_finished then
+      B.on_finished(data)
+    end
+  end)
 end
 
 -- setup() with the base options (binary, auto_run = false, ...) and `extra` over them.
@@ -69,36 +67,14 @@ end
 -- A chat buffer whose last assistant message has one bash block per command; returns it and
 -- the (1-based) row of each command.
 local function chat(name, commands)
-  local lines = { "USER: bench", ("ASSISTANT: %d commands."):format(#commands) }
-  local rows = {}
+  local calls = {}
   for i, cmd in ipairs(commands) do
-    vim.list_extend(lines, { "", "**bash**", "```bash" })
-    lines[#lines + 1] = cmd
-    rows[i] = #lines
-    lines[#lines + 1] = "```"
+    calls[i] = { open = { "**bash**", "```bash" }, body = cmd }
   end
-  lines[#lines + 1] = "USER: "
-  local path = dir .. "/" .. name .. ".chat.md"
-  vim.fn.writefile(lines, path)
-  vim.cmd("edit " .. vim.fn.fnameescape(path))
-  return api.nvim_get_current_buf(), rows
+  return util.open_chat(dir, name, ("%d commands."):format(#commands), calls)
 end
 
--- Calls `fn` once the host has parsed all `n` calls of `buf` (attaching sends the buffer's
--- lines asynchronously; a user's :ToolRunAll comes long after).
-local function when_parsed(buf, n, fn)
-  require("toolhost").attach(buf)
-  local function poll()
-    require("toolhost.host").call("toolhost.run_all_plan", { buf = buf }, function(err, plan)
-      if not err and plan and #(plan.calls or {}) == n then
-        fn()
-      else
-        vim.defer_fn(poll, 5)
-      end
-    end)
-  end
-  poll()
-end
+local when_parsed = util.when_parsed
 
 local function scratch()
   local buf = api.nvim_create_buf(true, false)
@@ -124,15 +100,7 @@ local function on_finished(buf, n, each, done)
   end
 end
 
-local function result_blocks(buf, pattern)
-  local count = 0
-  for _, line in ipairs(api.nvim_buf_get_lines(buf, 0, -1, false)) do
-    if line:find(pattern) then
-      count = count + 1
-    end
-  end
-  return count
-end
+local result_blocks = util.count_lines
 
 -- The host: its pid, started if it is not yet. `ready_ms`: from the first call (which starts
 -- it with jobstart) to its answer arriving in Neovim.
@@ -369,7 +337,6 @@ function B.many(args)
 end
 
 -- P1 attach (opening a big chat) is in scenarios_attach.lua.
-local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
 dofile(here .. "scenarios_attach.lua")(B, {
   report = report,
   dir = function()

@@ -4,21 +4,19 @@
 local M = {}
 local uv = vim.loop
 local api = vim.api
+local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
+local util = dofile(here .. "scenario_util.lua")
 local chan, dir
 local on_finished
 
 function M.init(args)
   chan, dir = args.chan, args.dir
   vim.o.hidden = true
-  api.nvim_create_autocmd("User", {
-    group = api.nvim_create_augroup("toolhost_bench_mcp", { clear = true }),
-    pattern = "ToolhostJobFinished",
-    callback = function()
-      if on_finished then
-        on_finished(vim.g.toolhost_event)
-      end
-    end,
-  })
+  util.on_job_finished("toolhost_bench_mcp", function(data)
+    if on_finished then
+      on_finished(data)
+    end
+  end)
 end
 
 local function report(result)
@@ -27,44 +25,18 @@ end
 
 -- A chat whose last assistant message has `n` echo calls; returns it and each call's row.
 local function chat(name, n)
-  local lines = { "USER: bench", ("ASSISTANT: %d calls."):format(n) }
-  local rows = {}
+  local calls = {}
   for i = 1, n do
-    vim.list_extend(lines, { "", "```json" })
-    lines[#lines + 1] = vim.json.encode({ tool = "everything__echo", parameters = { message = "p8 " .. i } })
-    rows[i] = #lines
-    lines[#lines + 1] = "```"
+    calls[i] = { open = { "```json" },
+                 body = vim.json.encode({ tool = "everything__echo", parameters = { message = "p8 " .. i } }) }
   end
-  lines[#lines + 1] = "USER: "
-  local path = dir .. "/" .. name .. ".chat.md"
-  vim.fn.writefile(lines, path)
-  vim.cmd("edit " .. vim.fn.fnameescape(path))
-  return api.nvim_get_current_buf(), rows
+  return util.open_chat(dir, name, ("%d calls."):format(n), calls)
 end
 
--- Calls `fn` once the host has parsed all `n` calls of `buf`.
-local function when_parsed(buf, n, fn)
-  require("toolhost").attach(buf)
-  local function poll()
-    require("toolhost.host").call("toolhost.run_all_plan", { buf = buf }, function(err, plan)
-      if not err and plan and #(plan.calls or {}) == n then
-        fn()
-      else
-        vim.defer_fn(poll, 5)
-      end
-    end)
-  end
-  poll()
-end
+local when_parsed = util.when_parsed
 
 local function written(buf)
-  local count = 0
-  for _, line in ipairs(api.nvim_buf_get_lines(buf, 0, -1, false)) do
-    if line:find("tool=everything__echo status=succeeded", 1, true) then
-      count = count + 1
-    end
-  end
-  return count
+  return util.count_lines(buf, "tool=everything__echo status=succeeded", true)
 end
 
 -- The row of call `i` now that results were written above it (from its row at first on).

@@ -4,9 +4,9 @@
 local host = require("toolhost.host")
 local fmt = require("toolhost.format")
 local config = require("toolhost.config")
+local view_util = require("toolhost.view_util")
 
 local M = {}
-local api = vim.api
 local uv = vim.uv or vim.loop
 
 -- ids: row (1-based) -> job id; all: every project's jobs, else those of config.root()
@@ -32,7 +32,7 @@ end
 local kHeader = 2 -- title line and column names
 
 local function valid()
-  return view.buf and api.nvim_buf_is_valid(view.buf)
+  return view_util.valid(view.buf)
 end
 
 local function render(err, result)
@@ -53,9 +53,7 @@ local function render(err, result)
     end
   end
   view.ids = ids
-  vim.bo[view.buf].modifiable = true
-  api.nvim_buf_set_lines(view.buf, 0, -1, false, lines)
-  vim.bo[view.buf].modifiable = false
+  view_util.set_lines(view.buf, lines)
   require("toolhost.ui").fire("ToolhostViewUpdated", { view = "jobs", buf = view.buf })
 end
 
@@ -67,65 +65,32 @@ end
 
 -- The job id on the cursor's line of the jobs window.
 function M.job_under_cursor()
-  return view.ids[api.nvim_win_get_cursor(0)[1]]
+  return view_util.under_cursor(view.ids)
 end
 
 local function with_job(action)
-  return function()
-    local id = M.job_under_cursor()
-    if id then
-      action(id)
-    end
-  end
+  return view_util.on_row(M.job_under_cursor, action)
 end
 
-local function after_refresh(err)
-  if err then
-    vim.notify("toolhost: " .. tostring(err), vim.log.levels.WARN)
-  end
-  M.refresh()
-end
+local after_refresh = view_util.then_refresh(function() M.refresh() end)
 
 -- `opts.all`: the jobs of every project (:ToolJobs!), else of this one (config.root()).
 function M.open(opts)
   view.all = opts ~= nil and opts.all == true
   view.root = config.root()
-  if valid() then
-    local win = vim.fn.bufwinid(view.buf)
-    if win ~= -1 then
-      api.nvim_set_current_win(win)
-    else
-      vim.cmd("botright sbuffer " .. view.buf)
-    end
+  if view_util.show_again(view.buf) then
     return M.refresh()
   end
   vim.cmd("botright new")
-  view.buf = api.nvim_get_current_buf()
-  api.nvim_win_set_option(0, "wrap", false) -- one screen line per job, whatever its command
-  pcall(api.nvim_buf_set_name, view.buf, "toolhost://jobs")
-  for option, value in pairs({ buftype = "nofile", bufhidden = "wipe", swapfile = false, filetype = "toolhost-jobs" }) do
-    vim.bo[view.buf][option] = value
-  end
+  view.buf = view_util.scratch("toolhost://jobs", "toolhost-jobs")
   render(nil, { jobs = {}, total = 0, running = 0, queued = 0 })
-  local map = function(lhs, fn, desc)
-    vim.keymap.set("n", lhs, fn, { buffer = view.buf, nowait = true, desc = "toolhost: " .. desc })
-  end
+  local map = view_util.mapper(view.buf)
   map("<CR>", with_job(function(id) require("toolhost.output_view").open(id) end), "open output")
   map("c", with_job(function(id) host.call("jobs.cancel", { id = id }, after_refresh) end), "cancel job")
   map("r", with_job(function(id) host.call("jobs.rerun", { id = id }, after_refresh) end), "re-run job")
-  map("q", "<cmd>close<CR>", "close")
-  local group = api.nvim_create_augroup("toolhost_jobs_view", { clear = true })
-  api.nvim_create_autocmd("User", {
-    group = group,
-    pattern = { "ToolhostJobStarted", "ToolhostJobFinished" },
-    callback = function()
-      if not valid() then
-        api.nvim_del_augroup_by_id(group)
-        return
-      end
-      M.refresh()
-    end,
-  })
+  view_util.refresh_on("toolhost_jobs_view", { "ToolhostJobStarted", "ToolhostJobFinished" }, valid, function()
+    M.refresh()
+  end)
   M.refresh()
 end
 

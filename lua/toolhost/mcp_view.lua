@@ -4,16 +4,16 @@
 -- Never waits on a server: every request is answered by the host at once, and nothing starts
 -- unless the user asks (`S`, :ToolMcp start, `r`).
 local host = require("toolhost.host")
+local view_util = require("toolhost.view_util")
 
 local M = {}
-local api = vim.api
 
 -- rows: row (1-based) -> server name; expanded: name -> true for servers showing their tools
 local view = { buf = nil, rows = {}, expanded = {}, poll = false }
 local kPollMs = 300 -- how often the window asks again while a server starts or backs off
 
 local function valid()
-  return view.buf and api.nvim_buf_is_valid(view.buf)
+  return view_util.valid(view.buf)
 end
 
 local function is_dict(t)
@@ -139,9 +139,7 @@ local function render(err, result)
     end
   end
   view.rows = rows
-  vim.bo[view.buf].modifiable = true
-  api.nvim_buf_set_lines(view.buf, 0, -1, false, vim.split(table.concat(lines, "\n"), "\n", { plain = true }))
-  vim.bo[view.buf].modifiable = false
+  view_util.set_lines(view.buf, vim.split(table.concat(lines, "\n"), "\n", { plain = true }))
   require("toolhost.ui").fire("ToolhostViewUpdated", { view = "mcp", buf = view.buf })
   if busy then
     schedule_poll() -- a start or a backoff ends without an event when the tools stay the same
@@ -157,35 +155,14 @@ end
 
 -- The server named on the cursor's line (or in the tools under it).
 function M.server_under_cursor()
-  return view.rows[api.nvim_win_get_cursor(0)[1]]
+  return view_util.under_cursor(view.rows)
 end
 
 local function with_server(action)
-  return function()
-    local name = M.server_under_cursor()
-    if name then
-      action(name)
-    end
-  end
+  return view_util.on_row(M.server_under_cursor, action)
 end
 
-local function after_refresh(err)
-  if err then
-    vim.notify("toolhost: " .. tostring(err), vim.log.levels.WARN)
-  end
-  M.refresh()
-end
-
-local function scratch(name, filetype)
-  local buf = api.nvim_get_current_buf()
-  api.nvim_win_set_option(0, "wrap", false)
-  pcall(api.nvim_buf_set_name, buf, name)
-  for option, value in pairs({ buftype = "nofile", bufhidden = "wipe", swapfile = false, filetype = filetype }) do
-    vim.bo[buf][option] = value
-  end
-  vim.keymap.set("n", "q", "<cmd>close<CR>", { buffer = buf, nowait = true, desc = "toolhost: close" })
-  return buf
-end
+local after_refresh = view_util.then_refresh(function() M.refresh() end)
 
 -- Opens server `name`'s log (its last stderr lines and log messages) in a split.
 function M.open_log(name)
@@ -201,9 +178,8 @@ function M.open_log(name)
     end
     lines = lines or { "toolhost: " .. tostring(err or ("no MCP server named " .. name)) }
     vim.cmd("botright new")
-    local buf = scratch("toolhost://mcp-log/" .. name, "toolhost-mcp-log")
-    api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(table.concat(lines, "\n"), "\n", { plain = true }))
-    vim.bo[buf].modifiable = false
+    local buf = view_util.scratch("toolhost://mcp-log/" .. name, "toolhost-mcp-log")
+    view_util.set_lines(buf, vim.split(table.concat(lines, "\n"), "\n", { plain = true }))
     vim.cmd("normal! G")
     require("toolhost.ui").fire("ToolhostViewUpdated", { view = "mcp_log", buf = buf, server = name })
   end)
@@ -212,22 +188,14 @@ end
 -- `opts.start`: start the servers not running yet (:ToolMcp start).
 function M.open(opts)
   local start = opts ~= nil and opts.start == true
-  if valid() then
-    local win = vim.fn.bufwinid(view.buf)
-    if win ~= -1 then
-      api.nvim_set_current_win(win)
-    else
-      vim.cmd("botright sbuffer " .. view.buf)
-    end
+  if view_util.show_again(view.buf) then
     return M.refresh(start)
   end
   vim.cmd("botright new")
-  view.buf = scratch("toolhost://mcp", "toolhost-mcp")
+  view.buf = view_util.scratch("toolhost://mcp", "toolhost-mcp")
   view.expanded = {}
   render(nil, { servers = {} })
-  local map = function(lhs, fn, desc)
-    vim.keymap.set("n", lhs, fn, { buffer = view.buf, nowait = true, desc = "toolhost: " .. desc })
-  end
+  local map = view_util.mapper(view.buf)
   map("<CR>", with_server(function(name)
     view.expanded[name] = not view.expanded[name] or nil
     M.refresh()
@@ -239,18 +207,7 @@ function M.open(opts)
   map("l", with_server(M.open_log), "open the server's log")
   map("S", function() M.refresh(true) end, "start the servers not running")
   map("R", function() M.refresh() end, "refresh")
-  local group = api.nvim_create_augroup("toolhost_mcp_view", { clear = true })
-  api.nvim_create_autocmd("User", {
-    group = group,
-    pattern = "ToolhostToolsChanged",
-    callback = function()
-      if not valid() then
-        api.nvim_del_augroup_by_id(group)
-        return
-      end
-      M.refresh()
-    end,
-  })
+  view_util.refresh_on("toolhost_mcp_view", "ToolhostToolsChanged", valid, function() M.refresh() end)
   M.refresh(start)
 end
 

@@ -151,13 +151,7 @@ void HttpTransport::Core::begin_close(const std::string& reason) {
   if (!session.empty() && !options.session_header.empty() && multi) {
     start_exchange(Kind::kDelete, "", nullptr, "", 0, std::nullopt);
   }
-  if (was_open && handlers.closed) {
-    auto closed = std::move(handlers.closed);
-    handlers = Handlers{};
-    closed(reason);
-  } else {
-    handlers = Handlers{};
-  }
+  drop_handlers_reporting_closed(handlers, was_open, reason);
 }
 
 std::unique_ptr<HttpTransport> HttpTransport::create(uv_loop_t* loop, Options options,

@@ -68,13 +68,7 @@ struct StreamTransport::Handles {
     }
     if (writes_in_flight == 0) close_handles();  // else on_write closes after the last one
     // Last: the handler may destroy the transport, which only marks this block orphaned.
-    if (was_open && handlers.closed) {
-      auto closed = std::move(handlers.closed);
-      handlers = Handlers{};
-      closed(reason);
-    } else {
-      handlers = Handlers{};
-    }
+    drop_handlers_reporting_closed(handlers, was_open, reason);
   }
 
   void close_handles() {

@@ -36,4 +36,14 @@ class Transport {
   virtual void established(const Headers& headers) { (void)headers; }
 };
 
+// A transport's last word: drops `handlers`, then reports `closed` once when the connection was
+// open. The handler is moved out first, as it may destroy the transport that held them.
+inline void drop_handlers_reporting_closed(Transport::Handlers& handlers, bool was_open,
+                                           const std::string& reason) {
+  std::function<void(const std::string& reason)> closed;
+  if (was_open) closed = std::move(handlers.closed);
+  handlers = Transport::Handlers{};
+  if (closed) closed(reason);
+}
+
 }  // namespace toolhost::jsonrpc

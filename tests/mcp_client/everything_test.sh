@@ -1,64 +1,16 @@
 #!/bin/sh
 # `toolhost mcp list` and `toolhost mcp call` against the reference MCP server,
 # @modelcontextprotocol/server-everything, started on stdio from tests/mcp/node_modules
-# (scripts/install-test-node-deps installs it; $TOOLHOST_MCP_NODE_MODULES points elsewhere).
-# Exits 77 (skipped) without Node.js or the package.
+# (everything_lib.sh: what the HTTP test does alike, and the skips).
 # Usage: everything_test.sh TOOLHOST_BINARY NODE_MODULES_DIR
 set -u
-toolhost=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # run() changes directory
-modules=${TOOLHOST_MCP_NODE_MODULES:-$2}
-server=$modules/@modelcontextprotocol/server-everything/dist/index.js
+. "$(dirname "$0")/everything_lib.sh"
 
-if ! command -v node >/dev/null 2>&1; then
-  echo "SKIP: the MCP client test needs Node.js 20 or newer"
-  exit 77
-fi
-if [ ! -f "$server" ]; then
-  echo "SKIP: $server is missing: run scripts/install-test-node-deps"
-  exit 77
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/config.json" <<JSON
 {"mcp": {"servers": {"everything": {"command": "node", "args": ["$server", "stdio"]}}}}
 JSON
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-# Runs toolhost with the config; its exit status in $status, stdout and stderr in files. The
-# user's MCP files (~/.config/mcphub/servers.json, a .mcp.json here) are not the test's.
-run() {
-  (cd "$tmp" && HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/config" XDG_STATE_HOME="$tmp/state" \
-    "$toolhost" mcp "$@" --config "$tmp/config.json" >"$tmp/out" 2>"$tmp/err")
-  status=$?
-}
 
-run list everything
-[ "$status" = 0 ] || fail "list exited $status: $(cat "$tmp/err")"
-grep -q '^everything: mcp-servers/everything .*, MCP 2025-11-25, ' "$tmp/out" ||
-  fail "list has no header naming the server and its revision: $(head -1 "$tmp/out")"
-grep -q '^  everything__echo  Echoes back the input string$' "$tmp/out" ||
-  fail "list has no everything__echo: $(cat "$tmp/out")"
-grep -q '^  everything__get-sum  ' "$tmp/out" || fail "list has no everything__get-sum"
-
-run call everything echo '{"message":"hi"}'
-[ "$status" = 0 ] || fail "call echo exited $status: $(cat "$tmp/err")"
-[ "$(cat "$tmp/out")" = "Echo: hi" ] || fail "call echo printed: $(cat "$tmp/out")"
-
-run call everything trigger-long-running-operation '{"duration":1,"steps":2}'
-[ "$status" = 0 ] || fail "the long-running call exited $status: $(cat "$tmp/err")"
-grep -q '^Long running operation completed' "$tmp/out" ||
-  fail "the long-running call printed: $(cat "$tmp/out")"
-grep -q '^progress 1/2$' "$tmp/err" && grep -q '^progress 2/2$' "$tmp/err" ||
-  fail "the long-running call showed no progress: $(cat "$tmp/err")"
-
-run call everything get-sum '{"a":"x","b":2}'
-[ "$status" = 1 ] || fail "get-sum with a string exited $status, not 1"
-grep -q 'expected number, received string' "$tmp/out" ||
-  fail "get-sum with a string printed: $(cat "$tmp/out")"
+check_list_and_calls
 
 run call everything no-such-tool
 [ "$status" = 1 ] || fail "an unknown tool exited $status, not 1: $(cat "$tmp/err")"
@@ -68,7 +20,4 @@ run call nowhere echo
 grep -q 'no MCP server named "nowhere" (configured: everything)' "$tmp/err" ||
   fail "an unknown server said: $(cat "$tmp/err")"
 
-if [ "$failures" -gt 0 ]; then
-  exit 1
-fi
-echo "PASS: toolhost mcp list and call against server-everything"
+finish "toolhost mcp list and call against server-everything"
