@@ -80,7 +80,7 @@ void Bench::p7_ready_from_c() {
 
 void Bench::p2_exit_feedback() {
   for (const char* via : {"toolhost", "lua"}) {
-    // Neovim's CPU per job: what the machine's load does not stretch (bench/NOTES.md, P2).
+    // Neovim's CPU per job: what the machine's load does not stretch (bench/NOTES-p2.md).
     double nvim_cpu = cpu_ms(nvim_pid_);
     json report = scenario("exit_feedback", {{"name", std::string("p2_") + via},
                                              {"via", via},

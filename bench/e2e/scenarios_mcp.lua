@@ -52,7 +52,7 @@ end
 
 -- `warm + n` calls one after the other (:ToolRun on each block): from run_at_cursor() to its
 -- ToolhostJobFinished, the result written under the block. In chats of `per_chat` calls: a
--- call's latency grows with the chat's size (bench/NOTES.md), and a chat holds a few.
+-- call's latency grows with the chat's size (bench/NOTES-mcp.md), and a chat holds a few.
 function M.sequential(args)
   local warm, n, per_chat = 5, args.n, args.per_chat or 10
   local latencies, total_written = {}, 0

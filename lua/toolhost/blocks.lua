@@ -161,7 +161,7 @@ end
 
 -- The display options of a refresh. A call's diagnostic is a point (col 0 to col 0): its
 -- underline is an empty range, invisible, yet an extmark that every refresh sets and every change
--- of the buffer re-reads (a quarter of a refresh of 100 calls; bench/NOTES.md, P2). With the
+-- of the buffer re-reads (a quarter of a refresh of 100 calls; bench/NOTES-p2.md). With the
 -- underline as configured by default, only the parse errors, which span rows, get one; a
 -- user's own underline setting is left as it is.
 local function display_opts()
