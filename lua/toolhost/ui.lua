@@ -14,7 +14,7 @@ M.namespace = ns
 
 local features = require("toolhost.features")
 local mark_range, set_stream = blocks.mark_range, blocks.set_stream
-local refresh_diagnostics, run_edits = blocks.refresh_diagnostics, rewrite.run_edits
+local run_edits = rewrite.run_edits
 
 -- toolhost's own writes (tools.lua's edits of loaded buffers too); reply.lua reads
 -- rewrite.writing.
@@ -287,7 +287,7 @@ function M.interrupt(job)
       "````",
     })
   end
-  refresh_diagnostics(buf, st)
+  refresh.now(buf) -- and a refresh that waits is done by this one
   fire("ToolhostJobFinished", { id = job.id, tool = job.tool, status = "interrupted", buf = buf, call_id = key })
 end
 
@@ -305,7 +305,7 @@ function M.retry(buf)
   local st = blocks.get(buf)
   if st and #st.waiting > 0 and api.nvim_buf_is_valid(buf) then
     run_edits(buf, st, {})
-    refresh_diagnostics(buf, st)
+    refresh.now(buf)
   end
 end
 

@@ -171,6 +171,23 @@ TEST(UiRefresh, AWaitingRefreshRunsByItselfWhenNoListFollows) {
   EXPECT_FALSE(nvim.lua("return require('toolhost.slices').busy()").get<bool>());
 }
 
+// Lua marks a call interrupted itself (its host died) and refreshes at once: the refresh that
+// waited is done by that one, not run again later.
+TEST(UiRefresh, InterruptedCallsRefreshTakesTheWaitingOneAlong) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  start_k2_with_waiting_refresh(nvim, buf, 60000);
+  json after = nvim.lua(R"(
+    local buf = ...
+    require("toolhost.ui").interrupt({ id = "th-2", buf = buf, call_id = "k2", tool = "bash" })
+    return { sets = _G.diagnostic_sets, busy = require("toolhost.slices").busy() }
+  )",
+                        json::array({buf}));
+  EXPECT_EQ(after["sets"], 1) << after.dump();
+  EXPECT_FALSE(after["busy"].get<bool>()) << "the waiting refresh is still queued";
+  EXPECT_TRUE(messages(nvim, buf).contains("✗ bash: interrupted")) << messages(nvim, buf).dump();
+}
+
 // A call's diagnostic is a point, whose underline would be an empty range: an extmark nobody
 // sees, that every refresh sets and every change re-reads. Only the parse errors, which span
 // rows, get one; a user's own underline setting is kept.
