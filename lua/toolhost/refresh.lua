@@ -99,9 +99,18 @@ function M.request(buf, urgent, after)
   return true
 end
 
--- `buf` is no longer a chat buffer: a queued refresh finds nothing to do.
+-- `buf` is no longer a chat buffer: its queued refresh is dropped (a waiting one would keep
+-- slices.busy() true, and refresh the state a new attach creates), its lists are done.
 function M.forget(buf)
   last[buf] = nil
+  local refresh = queued[buf]
+  queued[buf] = nil
+  if refresh and refresh.cancel then
+    refresh.cancel()
+  end
+  for _, after in ipairs(refresh and refresh.after or {}) do
+    after()
+  end
 end
 
 return M

@@ -188,6 +188,21 @@ TEST(UiRefresh, InterruptedCallsRefreshTakesTheWaitingOneAlong) {
   EXPECT_TRUE(messages(nvim, buf).contains("✗ bash: interrupted")) << messages(nvim, buf).dump();
 }
 
+// A buffer forgotten (wiped, detached, or re-attached by :ToolRestart) drops its waiting
+// refresh: nothing stays queued, and no old refresh touches the state a new attach creates.
+TEST(UiRefresh, ForgottenBufferDropsItsWaitingRefresh) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  start_k2_with_waiting_refresh(nvim, buf, 60000);
+  json busy = nvim.lua(R"(
+    require("toolhost.ui").forget_buffer(...)
+    return require("toolhost.slices").busy()
+  )",
+                       json::array({buf}));
+  EXPECT_FALSE(busy.get<bool>());
+  EXPECT_EQ(nvim.lua("return _G.diagnostic_sets").get<int>(), 0);
+}
+
 // A call's diagnostic is a point, whose underline would be an empty range: an extmark nobody
 // sees, that every refresh sets and every change re-reads. Only the parse errors, which span
 // rows, get one; a user's own underline setting is kept.
