@@ -117,7 +117,7 @@ end
 
 -- A host's list: each touched buffer's refresh, coalesced with other lists' (refresh.lua);
 -- `after` once all are done.
-local function refresh_apart(list, work, after)
+local function request_refreshes(list, work, after)
   local remaining = 1
   local function one_done()
     remaining = remaining - 1
@@ -148,7 +148,7 @@ local function finish_steps(steps, list)
     end
     list.glued[steps[#steps]] = true
   end
-  if not list.refresh_apart then
+  if not list.coalesce_refresh then
     vim.list_extend(steps, refresh_steps(list))
   end
 end
@@ -207,7 +207,7 @@ function M.apply_all(batches, instance)
   local from_host = instance ~= nil
   local proc, chan = host.current(), from_host and host.channel() or nil
   local list = { results = {}, events = {}, dirty = {}, hidden = {}, urgent = {}, edit_count = {},
-                 glued = {}, refresh_apart = from_host }
+                 glued = {}, coalesce_refresh = from_host }
   local work = { steps = list_steps(batches, list), glued = list.glued }
   -- A list of a host that is gone (stopped, restarted, dead) stops where it is: that host's
   -- calls were marked interrupted when it went, and get no second result.
@@ -230,8 +230,8 @@ function M.apply_all(batches, instance)
         M.after_list(batches)
       end
     end
-    if list.refresh_apart then
-      refresh_apart(list, work, after)
+    if list.coalesce_refresh then
+      request_refreshes(list, work, after)
     else
       after()
     end
