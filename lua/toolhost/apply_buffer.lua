@@ -1,8 +1,8 @@
 -- The steps of one buffer entry of a feedback batch (ui.lua applies a list of batches as steps,
 -- slices.lua runs them): the entry's state (diagnostics, errors; cheap), its marks (a step per
 -- `marks_per_step`), then each rewrite, then each stream. `list`: { results, dirty = buf ->
--- state, hidden = buf -> true, edit_count = buf -> the rewrites the list holds, glued = the
--- steps run in the slice of the step before them }.
+-- state, hidden = buf -> true, urgent = buf -> true, edit_count = buf -> the rewrites the list
+-- holds, glued = the steps run in the slice of the step before them }.
 local M = {}
 
 local api = vim.api
@@ -33,6 +33,13 @@ local function buffer_state(entry, list)
   end
   for _, d in ipairs(entry.diags or {}) do
     st.diags[d.key] = { row = d.row, severity = d.severity, message = d.message }
+    -- A call's end (✓/✗, refused) is shown at once; a hint (running, awaiting) may wait.
+    if d.severity ~= vim.diagnostic.severity.HINT then
+      list.urgent[buf] = true
+    end
+  end
+  if entry.forget then
+    list.urgent[buf] = true -- a block that is gone loses its diagnostic at once
   end
   if entry.errors then
     st.errors = entry.errors
@@ -61,10 +68,12 @@ local function write(buf, edit, list)
   end
   -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
   -- diagnostic it shows there: with one per call, each result written would cost as many
-  -- extmark calls as the buffer has calls. Hidden while a list writes, they are shown again by
-  -- the refresh that ends the list. One write alone costs that once either way, and hiding
-  -- costs as much again: then they stay.
-  if not list.hidden[buf] and (list.edit_count[buf] or 0) + #st.waiting > 1 then
+  -- extmark calls as the buffer has calls. A list that brings a result hides them while it
+  -- writes, and its refresh (queued at once, refresh.lua) shows them again. A lone rewrite that
+  -- waited, retried by a list that brings none (it may well wait again: Insert mode), leaves
+  -- them shown: it costs that once either way, and hiding would cost as much again.
+  local hide = edit ~= nil or (list.edit_count[buf] or 0) + #st.waiting > 1
+  if hide and not list.hidden[buf] then
     list.hidden[buf] = true
     vim.diagnostic.hide(ns, buf)
   end

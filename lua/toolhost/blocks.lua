@@ -76,8 +76,13 @@ local function drop_changes(st, count)
   end
 end
 
-function M.changed(buf, tick, first, old_end, new_end)
-  local st = M.state(buf)
+-- A change of `buf` (reply.lua's on_lines). A buffer without a state is no chat buffer of a
+-- host (attach creates it, forget_buffer drops it): its changes move no mark.
+function M.record_change(buf, tick, first, old_end, new_end)
+  local st = buffers[buf]
+  if not st then
+    return
+  end
   local log = st.changes
   if not log then
     log = {}

@@ -68,6 +68,8 @@ function M.attach(buf)
   if not host.attach(buf, config.root()) then
     return false
   end
+  -- From now on its changes are logged: the host's first marks, read at attach, follow them.
+  require("toolhost.blocks").state(buf)
   set_keymaps(buf)
   local reply = require("toolhost.reply")
   reply.listen(config.options.auto_run_events)
@@ -157,7 +159,7 @@ function M.assistant_done(buf)
   if not M.attach(buf) then
     return
   end
-  require("toolhost.reply").forget_changes(buf)
+  require("toolhost.reply").skip_idle_check(buf)
   host.notify("toolhost.assistant_done", { buf = buf })
 end
 

@@ -4,10 +4,11 @@
 -- calls, and a list arriving meanwhile waited behind it (a chat of 200 calls run one by one:
 -- 8–12 ms from :ToolRun to ToolhostJobStarted instead of 3–6). A refresh joins the one already
 -- queued for its buffer. With none queued, it is queued at once (a slice after the list) when
--- the list hid the diagnostics to write a result, or when the buffer's last refresh is far
--- enough behind; otherwise (a job started, the running jobs' elapsed time, nothing written) it
--- waits until Neovim has spent `spacing` times that refresh's cost elsewhere (at most
--- `max_wait_ms`), and the lists that come meanwhile join it: a job's result, usually.
+-- the list ended a call (a result written, a ✓/✗ diagnostic, ToolhostJobFinished, a block
+-- forgotten) or when the buffer's last refresh is far enough behind; otherwise (a job started,
+-- awaiting approval, the running jobs' elapsed time) it waits until Neovim has spent `spacing`
+-- times that refresh's cost elsewhere (at most `max_wait_ms`), and the lists that come
+-- meanwhile join it: a job's result, usually.
 local M = {}
 
 local api = vim.api
@@ -70,14 +71,15 @@ local function queue(buf, refresh, delay_ms)
   end
 end
 
--- Asks for a refresh of `buf` (`hidden`: the list hid its diagnostics, which must be shown
--- again at once); `after` is called once it is done. Returns true when a refresh was queued
--- to run now, behind the work queued so far.
-function M.request(buf, hidden, after)
+-- Asks for a refresh of `buf` (`urgent`: the list hid its diagnostics, which must be shown
+-- again at once, or ended a call, whose ✓/✗ a ToolhostJobFinished handler may read); `after`
+-- is called once it is done. Returns true when a refresh was queued to run now, behind the work
+-- queued so far.
+function M.request(buf, urgent, after)
   local refresh = queued[buf]
   if refresh then
     refresh.after[#refresh.after + 1] = after
-    if not (hidden and refresh.waits) then
+    if not (urgent and refresh.waits) then
       return false
     end
     -- The waiting refresh runs now instead.
@@ -87,7 +89,7 @@ function M.request(buf, hidden, after)
     return true
   end
   refresh = { after = { after }, waits = false }
-  local wait = hidden and 0 or wait_ms(buf)
+  local wait = urgent and 0 or wait_ms(buf)
   if wait > 0 then
     refresh.waits = true
     queue(buf, refresh, math.ceil(wait))
@@ -97,9 +99,18 @@ function M.request(buf, hidden, after)
   return true
 end
 
--- `buf` is no longer a chat buffer: a queued refresh finds nothing to do.
+-- `buf` is no longer a chat buffer: its queued refresh is dropped (a waiting one would keep
+-- slices.busy() true, and refresh the state a new attach creates), its lists are done.
 function M.forget(buf)
   last[buf] = nil
+  local refresh = queued[buf]
+  queued[buf] = nil
+  if refresh and refresh.cancel then
+    refresh.cancel()
+  end
+  for _, after in ipairs(refresh and refresh.after or {}) do
+    after()
+  end
 end
 
 return M

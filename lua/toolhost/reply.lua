@@ -44,7 +44,7 @@ function M.watch(buf, on_detached)
         return true -- detached: stop watching
       end
       -- Every change, toolhost's own included, moves the rows the host read before it.
-      require("toolhost.blocks").changed(buf, tick, first, old_end, new_end)
+      require("toolhost.blocks").record_change(buf, tick, first, old_end, new_end)
       if require("toolhost.rewrite").writing then
         return -- a result toolhost writes is not a reply arriving
       end
@@ -82,8 +82,9 @@ function M.unwatch_all()
   end
 end
 
--- The reply was said complete: the changes so far need no idle check.
-function M.forget_changes(buf)
+-- The reply was said complete: the changes so far need no idle check (the change log that
+-- moves the host's marks is blocks.lua's, and stays).
+function M.skip_idle_check(buf)
   local w = watched[buf]
   if w then
     if w.timer then

@@ -14,7 +14,7 @@ M.namespace = ns
 
 local features = require("toolhost.features")
 local mark_range, set_stream = blocks.mark_range, blocks.set_stream
-local refresh_diagnostics, run_edits = blocks.refresh_diagnostics, rewrite.run_edits
+local run_edits = rewrite.run_edits
 
 -- toolhost's own writes (tools.lua's edits of loaded buffers too); reply.lua reads
 -- rewrite.writing.
@@ -51,7 +51,8 @@ M.fire = fire
 -- costs as much as the buffer has diagnostics). The cheap steps between a list's last write
 -- and its events are glued (slices.lua): the events fire in the slice of the write they
 -- report, not a loop turn later (a redraw, another client's request). `list`: { results,
--- events, dirty = buf -> state, hidden = buf -> true, edit_count = buf -> rewrites, glued }.
+-- events, dirty = buf -> state, hidden = buf -> true, urgent = buf -> true (its refresh may not
+-- wait, refresh.lua), edit_count = buf -> rewrites, glued }.
 
 -- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
 -- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
@@ -93,7 +94,14 @@ local function batch_callbacks(batch, list)
   for _, n in ipairs(batch.notify or {}) do
     vim.notify(n.message, vim.log.levels[(n.level or "info"):upper()] or vim.log.levels.INFO)
   end
-  vim.list_extend(list.events, batch.events or {})
+  for _, e in ipairs(batch.events or {}) do
+    list.events[#list.events + 1] = e
+    -- A handler of ToolhostJobFinished may look at the call's diagnostic right after it.
+    local buf = e.name == "ToolhostJobFinished" and type(e.data) == "table" and e.data.buf
+    if buf then
+      list.urgent[buf] = true
+    end
+  end
 end
 
 -- Each touched buffer's diagnostics set again (hidden while the list wrote), now.
@@ -109,7 +117,7 @@ end
 
 -- A host's list: each touched buffer's refresh, coalesced with other lists' (refresh.lua);
 -- `after` once all are done.
-local function refresh_apart(list, work, after)
+local function request_refreshes(list, work, after)
   local remaining = 1
   local function one_done()
     remaining = remaining - 1
@@ -119,7 +127,7 @@ local function refresh_apart(list, work, after)
   end
   for buf in pairs(list.dirty) do
     remaining = remaining + 1
-    if refresh.request(buf, list.hidden[buf], one_done) then
+    if refresh.request(buf, list.hidden[buf] or list.urgent[buf], one_done) then
       -- The slice ends here, so that the answer leaves before the refresh starts.
       work.yield_after = true
     end
@@ -140,7 +148,7 @@ local function finish_steps(steps, list)
     end
     list.glued[steps[#steps]] = true
   end
-  if not list.refresh_apart then
+  if not list.coalesce_refresh then
     vim.list_extend(steps, refresh_steps(list))
   end
 end
@@ -198,8 +206,8 @@ function M.apply_all(batches, instance)
   end
   local from_host = instance ~= nil
   local proc, chan = host.current(), from_host and host.channel() or nil
-  local list = { results = {}, events = {}, dirty = {}, hidden = {}, edit_count = {}, glued = {},
-                 refresh_apart = from_host }
+  local list = { results = {}, events = {}, dirty = {}, hidden = {}, urgent = {}, edit_count = {},
+                 glued = {}, coalesce_refresh = from_host }
   local work = { steps = list_steps(batches, list), glued = list.glued }
   -- A list of a host that is gone (stopped, restarted, dead) stops where it is: that host's
   -- calls were marked interrupted when it went, and get no second result.
@@ -222,8 +230,8 @@ function M.apply_all(batches, instance)
         M.after_list(batches)
       end
     end
-    if list.refresh_apart then
-      refresh_apart(list, work, after)
+    if list.coalesce_refresh then
+      request_refreshes(list, work, after)
     else
       after()
     end
@@ -279,7 +287,7 @@ function M.interrupt(job)
       "````",
     })
   end
-  refresh_diagnostics(buf, st)
+  refresh.now(buf) -- and a refresh that waits is done by this one
   fire("ToolhostJobFinished", { id = job.id, tool = job.tool, status = "interrupted", buf = buf, call_id = key })
 end
 
@@ -297,7 +305,7 @@ function M.retry(buf)
   local st = blocks.get(buf)
   if st and #st.waiting > 0 and api.nvim_buf_is_valid(buf) then
     run_edits(buf, st, {})
-    refresh_diagnostics(buf, st)
+    refresh.now(buf)
   end
 end
 

@@ -86,6 +86,38 @@ TEST(Submit, CallThatNeedsApprovalWaitsForTheRunKeyAndCanWriteItsResult) {
   EXPECT_EQ(lines[7], "USER: ");
 }
 
+// The finished call's ✓ is not written into the buffer, only its diagnostic: that list does not
+// hide the diagnostics, yet a ToolhostJobFinished handler finds the ✓ right after the event,
+// even when the refresh after the last one would otherwise wait (refresh.lua).
+TEST(Submit, ResultNotWrittenStillShowsItsCheckMarkRightAfterJobFinished) {
+  NvimHarness nvim;
+  nvim.forward_user_event("ToolhostJobFinished");
+  int64_t buf = open_chat(nvim);
+  nvim.lua(R"(
+    local buf = ...
+    require("toolhost").attach(buf)
+    local refresh = require("toolhost.refresh")
+    refresh.spacing, refresh.max_wait_ms = 1e9, 60000 -- a refresh that may wait, waits a minute
+    require("toolhost.blocks").state(buf)
+    refresh.now(buf) -- the buffer's last refresh is recent from now on
+  )",
+           json::array({buf}));
+  submit(nvim, buf,
+         {{"id", "call_3"},
+          {"name", "read_files"},
+          {"arguments", {{"file_path", "notes.txt"}}},
+          {"row", 1},
+          {"end_row", 2}});
+  json finished = nvim.wait_for("ToolhostJobFinished");
+  EXPECT_EQ(finished["status"], "succeeded");
+  json messages =
+      nvim.lua("return vim.tbl_map(function(d) return d.message end, vim.diagnostic.get(...))",
+               json::array({buf}));
+  ASSERT_EQ(messages.size(), 1u) << messages.dump();
+  EXPECT_EQ(messages[0].get<std::string>().rfind("✓", 0), 0u) << messages.dump();
+  EXPECT_EQ(nvim.lines(buf).size(), 3u);  // nothing written
+}
+
 TEST(Submit, UnknownToolIsAFailedResultForTheCaller) {
   NvimHarness nvim;
   int64_t buf = open_chat(nvim);

@@ -171,7 +171,7 @@ TEST_F(UiApply, MarkReadBeforeChangesAboveItLandsOnItsBlock) {
   json out = apply({{"edits", list(edit("a", kFence, result(1), result(1), "th-1", 1))}});
   ASSERT_EQ(out["edits"][0]["status"], "applied") << out;
   nvim_.request("nvim_buf_set_lines", json::array({buf_, 0, 0, false, list("typed")}));
-  nvim_.lua("require('toolhost.reply').forget_changes(...)", json::array({buf_}));  // no host
+  nvim_.lua("require('toolhost.reply').skip_idle_check(...)", json::array({buf_}));  // no host
 
   apply({{"marks", list(b)}});
   out = apply({{"edits", list(edit("b", kFence, result(2), result(2), "th-2", 1))}});
@@ -183,6 +183,17 @@ TEST_F(UiApply, MarkReadBeforeChangesAboveItLandsOnItsBlock) {
     if (part == 1) expected.insert(expected.end(), {"## A", "```xml", "<tools/>", "```"});
   }
   EXPECT_EQ(nvim_.lines(buf_), expected);
+}
+
+// A buffer still watched whose state was dropped (:ToolRestart forgets each buffer, then its
+// attach fails) is no host's chat buffer: a change to it creates no state, which awaiting_count()
+// and every walk over the states would see.
+TEST_F(UiApply, ChangeToAWatchedBufferWithoutAStateCreatesNone) {
+  set_lines({"## A", "```xml", "<tools/>", "```"});
+  nvim_.lua("require('toolhost.reply').watch(...)", json::array({buf_}));
+  nvim_.request("nvim_buf_set_lines", json::array({buf_, 0, 0, false, list("typed")}));
+  EXPECT_EQ(nvim_.lua("return require('toolhost.blocks').get(...) == nil", json::array({buf_})),
+            true);
 }
 
 // `all_jobs` replaces the job mirror wholesale before the same batch's `jobs` entries update

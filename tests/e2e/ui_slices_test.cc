@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/chat_helpers.h"
+#include "e2e/ui_helpers.h"
 
 namespace toolhost::e2e {
 namespace {
@@ -221,8 +222,7 @@ TEST(UiSlices, ManyMarksOfOneBatchAreSetOverSeveralSlices) {
   )",
                          json::array({json::array({batch})}));
   EXPECT_EQ(answer, json({{"pending", true}}));
-  while (nvim.lua("return require('toolhost.slices').busy()").get<bool>()) {
-  }
+  wait_until_applied(nvim);
   // Each slice ends with a yield to Neovim's loop (budget 0: one step per slice).
   EXPECT_GE(nvim.lua("return require('toolhost.slices').stats().slices").get<int>(),
             kMarks / setup.value("per_step", 1));
