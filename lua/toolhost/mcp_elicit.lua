@@ -60,7 +60,9 @@ end
 -- The typed value of `text` for `field`, or nil and why it does not fit.
 local function parse(field, text)
   if field.type == "number" or field.type == "integer" then
-    local number = tonumber(text)
+    -- Decimal only: tonumber() would take "0x1F" and "1e3" too.
+    local decimal = text:match("^%s*[-+]?%d+%.?%d*%s*$") or text:match("^%s*[-+]?%.%d+%s*$")
+    local number = decimal and tonumber(text)
     if not number then
       return nil, ("%s: %q is not a number"):format(field.name, text)
     end
@@ -97,6 +99,16 @@ local function protect(cancel, callback)
   end
 end
 
+-- What input() returns for <Esc>, which no one types.
+local CANCELED = "\1toolhost-canceled\1"
+
+-- Whether `input` is Neovim's own vim.ui.input rather than a plugin's, told by the file it was
+-- defined in (runtime/lua/vim/ui.lua): a saved original would be a plugin's if it loaded first.
+local function is_builtin(input)
+  local info = debug.getinfo(input, "S")
+  return info ~= nil and info.source:match("vim[/\\]ui%.lua$") ~= nil
+end
+
 -- Asks one field: done(value) (nil: left out, the field being optional), or cancel().
 local function ask_field(server, field, done, cancel)
   local list = choices(field)
@@ -131,8 +143,16 @@ local function ask_field(server, field, done, cancel)
   if present(field.default) then
     opts.default = tostring(field.default)
   end
+  -- Neovim 0.7.2's own vim.ui.input gives nil for <Esc> and for an empty line alike, and later
+  -- ones give "" for an empty line: with `cancelreturn`, which its input() honours, <Esc> is
+  -- told apart there. A UI plugin's nil stays a cancel.
+  opts.cancelreturn = CANCELED
+  local builtin = is_builtin(vim.ui.input)
   vim.ui.input(opts, protect(cancel, function(text)
-    if text == nil then
+    if text == nil and builtin then
+      text = ""
+    end
+    if text == nil or text == CANCELED then
       return cancel()
     end
     if text == "" and not field.required then

@@ -67,12 +67,19 @@ Client::Client(uv_loop_t* loop, std::unique_ptr<jsonrpc::Transport> transport, O
   });
   endpoint_.on_closed([this](const std::string& reason) {
     connected_ = false;
+    std::weak_ptr<bool> alive = alive_;
     if (auto closed = events_.closed) closed(reason);
+    if (!alive.expired()) drop_unwanted();
   });
 }
 
 Client::~Client() {
   *alive_ = false;
+  auto questions = std::move(questions_);
+  questions_.clear();
+  for (auto& [id, question] : questions) {
+    for (auto& dropped : question.dropped) dropped();
+  }
   auto calls = std::move(calls_);
   calls_.clear();
   for (auto& [id, call] : calls) {
@@ -123,9 +130,31 @@ void Client::elicit(const Message& message, jsonrpc::Responder responder) {
     return asking.empty() || std::any_of(asking.begin(), asking.end(),
                                          [this](uint64_t id) { return calls_.count(id) > 0; });
   };
-  events_.elicit(*request, [responder](ElicitationAnswer answer) mutable {
+  const uint64_t question = next_question_++;
+  questions_[question].wanted = request->still_wanted;
+  request->on_dropped = [this, alive, question](std::function<void()> dropped) {
+    if (alive.expired()) return;
+    if (auto it = questions_.find(question); it != questions_.end()) {
+      it->second.dropped.push_back(std::move(dropped));
+    }
+  };
+  events_.elicit(*request, [this, alive, question, responder](ElicitationAnswer answer) mutable {
+    if (!alive.expired()) questions_.erase(question);
     if (!responder.answered()) responder.result(elicitation_result(answer));
   });
+}
+
+void Client::drop_unwanted() {
+  std::vector<std::function<void()>> dropped;
+  for (auto it = questions_.begin(); it != questions_.end();) {
+    if (it->second.wanted()) {
+      ++it;
+      continue;
+    }
+    for (auto& hook : it->second.dropped) dropped.push_back(std::move(hook));
+    it = questions_.erase(it);
+  }
+  for (auto& hook : dropped) hook();
 }
 
 void Client::connect(Done done) {
@@ -309,6 +338,7 @@ void Client::call_ended(uint64_t id, const Reply& reply) {
   if (it == calls_.end()) return;
   Call call = std::move(it->second);
   calls_.erase(it);
+  drop_unwanted();
   CallOutcome outcome;
   if (call.canceled) {
     outcome = ended(CallOutcome::Status::kCanceled, "canceled: " + describe(*reply.error));

@@ -127,6 +127,8 @@ class Client {
   // What the client can do for the server: `elicitation` only with an Elicit hook.
   Json capabilities() const;
   void elicit(const jsonrpc::Message& message, jsonrpc::Responder responder);
+  // The questions no longer wanted forgotten, their `dropped` hooks called.
+  void drop_unwanted();
   // `params` with the modern era's `_meta` (the version, who we are) added.
   Json with_meta(Json params) const;
   Json request(const std::string& method, Json params, jsonrpc::Endpoint::ReplyCallback done,
@@ -141,6 +143,12 @@ class Client {
   bool connected_ = false;
   uint64_t next_call_ = 1;
   std::map<uint64_t, Call> calls_;
+  struct Question {
+    std::function<bool()> wanted;
+    std::vector<std::function<void()>> dropped;
+  };
+  uint64_t next_question_ = 1;
+  std::map<uint64_t, Question> questions_;  // the server's questions not answered yet
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -23,6 +23,10 @@ struct ElicitationRequest {
   // the server asked have all ended, or the connection closed), so a question still queued or
   // being asked is dropped. Unset: always wanted.
   std::function<bool()> still_wanted;
+  // Set by mcp::Client: registers `dropped`, called once when still_wanted turns false before
+  // the answer (a call ended, the connection closed), so that a question being asked ends then
+  // rather than when the user answers, and the questions after it are not held up.
+  std::function<void(std::function<void()> dropped)> on_dropped;
 
   bool wanted() const { return !still_wanted || still_wanted(); }
 };

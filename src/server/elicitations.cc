@@ -58,6 +58,15 @@ void Elicitations::ask_next() {
   const Question& next = queue_.front();
   std::weak_ptr<bool> alive = alive_;
   const uint64_t id = next.id;
+  // Its call may end while the user is asked (a timeout, a cancel, the server gone): it ends
+  // then, as canceled, and the next is asked; Lua's answer, when it comes, is ignored.
+  if (next.request.on_dropped) {
+    next.request.on_dropped([this, alive, id] {
+      if (alive.expired() || !asking_ || queue_.front().id != id) return;
+      log::info("mcp: question " + std::to_string(id) + " is no longer wanted: canceled");
+      finish(with_action(Action::kCancel));
+    });
+  }
   send_(question_json(id, next.server, next.request), [this, alive, id] {
     if (alive.expired() || !asking_ || queue_.front().id != id) return;
     log::warn("mcp: Neovim could not ask question " + std::to_string(id) + ": canceled");

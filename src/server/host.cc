@@ -126,13 +126,7 @@ void Host::start() {
   methods_.add("jobs.interrupt_host", bind(&Host::interrupt_host));
   methods_.add("toolhost.tools",
                [this](const nlohmann::json& args) { return tools_list(tools_, args); });
-  methods_.add("toolhost.mcp_servers", bind(&Host::mcp_servers));
-  methods_.add("toolhost.mcp_restart", bind(&Host::mcp_restart));
-  methods_.add("toolhost.mcp_stop", bind(&Host::mcp_stop));
-  methods_.add("toolhost.mcp_pending", bind(&Host::mcp_pending));
-  methods_.add("toolhost.mcp_accept", bind(&Host::mcp_accept));
-  methods_.add("toolhost.mcp_project", bind(&Host::mcp_project));
-  methods_.add("toolhost.mcp_elicited", bind(&Host::mcp_elicited));
+  add_mcp_methods();
   for (const std::string& method : methods_.names()) serve(method);
   peer_.on_notification("toolhost.call",
                         [this](const rpc::Message& message) { bridge(first_arg(message)); });

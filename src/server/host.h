@@ -76,6 +76,8 @@ class Host {
   // {root}: agents' `toolhost mcp serve` may reach this host for that project (host_agents.cc).
   Reply serve_agents(const nlohmann::json& args);
   // --- MCP servers (host_mcp.cc) ---
+  // The toolhost.mcp_* methods added to methods_.
+  void add_mcp_methods();
   // {start?, log?} -> {servers = [{name, transport, state, protocol, tools, pid, error,
   // retry_in_ms, startup_timeout_ms, command, log?}]}
   Reply mcp_servers(const nlohmann::json& args);
@@ -96,10 +98,10 @@ class Host {
   // Puts a server's question to Neovim (lua/toolhost/mcp_elicit.lua), without waiting.
   void send_question(const nlohmann::json& question, std::function<void()> failed);
   // setup()'s servers, the config files and the acceptances read again and configured; Lua
-  // hears of project files newly pending. The files' warnings are said once per host (each
-  // reload reads them again); setup()'s own errors again each time `setup_ran`.
+  // hears of project files newly pending. The files' warnings are said when the previous load
+  // did not have them (each reload reads them again); setup()'s own errors again each time
+  // `setup_ran`.
   void load_mcp(bool setup_ran);
-  void say_mcp(const std::string& text, const std::string& level, bool again);
   // The tool table anew (built-in, custom, the servers' tools); when it changed, the attached
   // buffers parse again and Lua hears ToolhostToolsChanged.
   void rebuild_tools();
@@ -140,7 +142,7 @@ class Host {
   std::string mcp_root_;
   mcp::Places mcp_places_;
   std::vector<mcp::PendingFile> mcp_pending_;
-  std::set<std::string> mcp_said_;  // the warnings and errors load_mcp() has shown
+  std::set<std::string> mcp_said_;  // the warnings and errors of load_mcp()'s last load
   uv_timer_t ticker_{};
   uv_prepare_t history_writer_{};  // writes the engine's held history lines (see the ctor)
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;

@@ -61,18 +61,33 @@ std::vector<std::string> pending_digests(const std::vector<mcp::PendingFile>& pe
 
 }  // namespace
 
+void Host::add_mcp_methods() {
+  auto bind = [this](Reply (Host::*method)(const nlohmann::json&)) {
+    return [this, method](const nlohmann::json& args) { return (this->*method)(args); };
+  };
+  methods_.add("toolhost.mcp_servers", bind(&Host::mcp_servers));
+  methods_.add("toolhost.mcp_restart", bind(&Host::mcp_restart));
+  methods_.add("toolhost.mcp_stop", bind(&Host::mcp_stop));
+  methods_.add("toolhost.mcp_pending", bind(&Host::mcp_pending));
+  methods_.add("toolhost.mcp_accept", bind(&Host::mcp_accept));
+  methods_.add("toolhost.mcp_project", bind(&Host::mcp_project));
+  methods_.add("toolhost.mcp_elicited", bind(&Host::mcp_elicited));
+}
+
 void Host::configure_mcp(const nlohmann::json& options) {
   mcp_options_ = empty_lists_as_tables(options);
   mcp_configured_ = true;
   load_mcp(true);
 }
 
-void Host::say_mcp(const std::string& text, const std::string& level, bool again) {
-  if (!mcp_said_.insert(text).second && !again) return;
-  feedback_.notify(text, level);
-}
-
 void Host::load_mcp(bool setup_ran) {
+  // A message is shown when the previous load did not have it (or `again`): reloads repeat
+  // none, and one fixed and then brought back is shown again.
+  std::set<std::string> said;
+  auto say_mcp = [this, &said](const std::string& text, const std::string& level, bool again) {
+    said.insert(text);
+    if (mcp_said_.count(text) == 0 || again) feedback_.notify(text, level);
+  };
   const mcp::Lookup lookup = mcp::environment_lookup();
   mcp::ServersConfig setup = mcp::servers_from_json(mcp_options_, lookup);
   if (!setup.error.empty()) say_mcp("toolhost: mcp: " + setup.error, "error", setup_ran);
@@ -90,6 +105,7 @@ void Host::load_mcp(bool setup_ran) {
                                          : "mcp: " + server.name + " (" + server.source + ")";
     say_mcp("toolhost: " + where + ": " + server.error, "error", setup_ran && from_setup);
   }
+  mcp_said_ = std::move(said);
   const bool news = pending_digests(accepted.pending) != pending_digests(mcp_pending_);
   mcp_pending_ = std::move(accepted.pending);
   mcp_.servers().configure(std::move(accepted.configured.servers));

@@ -1,5 +1,5 @@
 // The MCP config files are read again on every reload (setup(), DirChanged, an acceptance);
-// what they are warned about is said once per host, not once per reload.
+// what they are warned about is said when it is new, not on every reload.
 #include <gtest/gtest.h>
 
 #include "e2e/chat_helpers.h"
@@ -37,6 +37,53 @@ TEST(McpConfigWarnings, AFileWarningIsShownOnceWhateverReloadsTheFiles) {
   nvim.command("cd ..");
   nvim.lua("require('toolhost').setup({})");
   EXPECT_EQ(input_warnings(nvim), 1) << "DirChanged and setup() read it again, and say nothing";
+}
+
+TEST(McpConfigWarnings, AWarningFixedAndBroughtBackIsShownAgain) {
+  NvimHarness nvim;
+  nvim.lua(R"(
+    _G.input_warnings = 0
+    vim.notify = function(msg)
+      if tostring(msg):find("${input:", 1, true) then _G.input_warnings = _G.input_warnings + 1 end
+    end
+    local dir = vim.env.XDG_CONFIG_HOME .. "/toolhost"
+    vim.fn.mkdir(dir, "p")
+    _G.write_config = function(token)
+      vim.fn.writefile({ vim.fn.json_encode({ servers = { vscode = {
+        command = "true", env = { TOKEN = token } } } }) }, dir .. "/mcp.json")
+    end
+    _G.write_config("${input:token}")
+    vim.fn.mkdir("sub", "p")
+  )");
+  nvim.command("cd sub");
+  ASSERT_EQ(input_warnings(nvim), 1);
+  nvim.lua("_G.write_config('fixed')");
+  nvim.command("cd ..");
+  EXPECT_EQ(input_warnings(nvim), 1) << "fixed: nothing to say";
+  nvim.lua("_G.write_config('${input:token}')");
+  nvim.command("cd sub");
+  EXPECT_EQ(input_warnings(nvim), 2) << "broken again: said again";
+}
+
+TEST(McpConfigWarnings, SetupsOwnErrorsAreShownAgainOnEachSetup) {
+  NvimHarness nvim;
+  nvim.lua(R"(
+    _G.setup_errors = 0
+    vim.notify = function(msg)
+      if tostring(msg):find("mcp.servers.broken", 1, true) then
+        _G.setup_errors = _G.setup_errors + 1
+      end
+    end
+  )");
+  const json opts = {{"binary", TOOLHOST_BINARY},
+                     {"mcp", {{"servers", {{"broken", json::object()}}}}}};
+  const char* setup = "require('toolhost').setup(...)";
+  nvim.lua(setup, json::array({opts}));
+  barrier(nvim);
+  ASSERT_EQ(nvim.lua("return _G.setup_errors"), 1);
+  nvim.lua(setup, json::array({opts}));
+  barrier(nvim);
+  EXPECT_EQ(nvim.lua("return _G.setup_errors"), 2);
 }
 
 }  // namespace

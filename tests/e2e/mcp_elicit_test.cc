@@ -99,6 +99,53 @@ TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentADeclin
   EXPECT_NE(text.find(R"(Answer: "result":{"action":"cancel"})"), std::string::npos) << text;
 }
 
+// Keeps Neovim's own vim.ui.input (input(), which on 0.7.2 gives on_confirm nil for an empty
+// line as for <Esc>): the first select also types `keys`, which the inputs then read. The selects
+// answer from `selects`; the warnings go to _G.warnings.
+void type_into_inputs(NvimHarness& nvim, const json& selects, const std::string& keys) {
+  nvim.lua(R"(
+    local script, keys = ...
+    _G.warnings = {}
+    vim.notify = function(text) table.insert(_G.warnings, text) end
+    vim.ui.select = function(items, opts, on_choice)
+      if keys then
+        vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), "n", false)
+        keys = nil
+      end
+      local want = table.remove(script, 1)
+      for _, item in ipairs(items) do
+        local shown = opts.format_item and opts.format_item(item) or item
+        if shown == want then return on_choice(item) end
+      end
+      on_choice(nil)
+    end
+    require("toolhost.mcp_elicit").can_ask = function() return true end
+  )",
+           json::array({selects, keys}));
+}
+
+TEST(McpElicit, WithNeovimsOwnInputAnEmptyLineLeavesAnOptionalFieldOutAndEscCancels) {
+  NvimHarness nvim(options());
+  record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
+  wait_for_ask(nvim);
+  int64_t buf = open_chat(nvim, "ask.chat.md");
+  // age: a hex number (asked again), then empty: left out; name: empty (required: asked again).
+  type_into_inputs(nvim, {"Answer", "Red", "no (default)"},
+                   "<C-u>0x1F<CR><C-u><CR><C-u><CR><C-u>Bob<CR>");
+  std::string text = ask_from_chat(nvim, buf, json::object());
+  EXPECT_NE(text.find(R"(Answer: "result":{"action":"accept","content":{"color":"red",)"
+                      R"("name":"Bob","subscribe":false}})"),
+            std::string::npos)
+      << text;
+  json warnings = nvim.lua("return _G.warnings");
+  EXPECT_EQ(warnings, json::array({R"(toolhost: fake: age: "0x1F" is not a number)",
+                                   "toolhost: fake: name is required"}));
+
+  type_into_inputs(nvim, {"Answer"}, "<Esc>");
+  text = ask_from_chat(nvim, buf, {{"again", true}});
+  EXPECT_NE(text.find(R"(Answer: "result":{"action":"cancel"})"), std::string::npos) << text;
+}
+
 TEST(McpElicit, AHeadlessNeovimAnswersWithTheFormsDefaultsWithoutAsking) {
   NvimHarness nvim(options());
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});

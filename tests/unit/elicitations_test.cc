@@ -154,5 +154,28 @@ TEST_F(ElicitationsTest,
   EXPECT_EQ(elicitations_.pending(), 1u);
 }
 
+TEST_F(ElicitationsTest, AQuestionBeingAskedEndsAsCanceledWhenItsCallEndsAndTheNextIsAsked) {
+  bool call_running = true;
+  std::function<void()> dropped;
+  mcp::ElicitationRequest moot = form();
+  moot.still_wanted = [&] { return call_running; };
+  moot.on_dropped = [&](std::function<void()> hook) { dropped = std::move(hook); };
+  size_t asked = ask(moot);
+  size_t next = ask();
+  const uint64_t asked_id = last_id();
+  ASSERT_TRUE(dropped) << "the question being asked listens for its end";
+  call_running = false;  // the call timed out; the user never answers
+  dropped();
+  ASSERT_TRUE(answers_[asked]);
+  EXPECT_EQ(answers_[asked]->action, Action::kCancel);
+  ASSERT_EQ(sent_.size(), 2u) << "the next question is not held up";
+  EXPECT_EQ(sent_[1]["id"].get<uint64_t>(), asked_id + 1);
+  EXPECT_TRUE(elicitations_.answered({{"id", asked_id}, {"action", "decline"}}));
+  EXPECT_FALSE(answers_[next]) << "the late answer to the dropped one is ignored";
+  dropped();  // a second signal changes nothing
+  EXPECT_FALSE(answers_[next]);
+  EXPECT_EQ(elicitations_.pending(), 1u);
+}
+
 }  // namespace
 }  // namespace toolhost::server

@@ -170,7 +170,7 @@ TEST_F(McpClientElicitation, ABadRequestIsRefusedWithoutReachingTheHook) {
   EXPECT_FALSE(hook_called);
 }
 
-TEST_F(McpClientElicitation, AQuestionIsNoLongerWantedOnceTheCallThatAskedEndsOrTheServerGoes) {
+TEST_F(McpClientElicitation, AQuestionIsDroppedOnceTheCallThatAskedEndsOrTheServerGoes) {
   std::vector<ElicitationRequest> asked;
   connect([&](const ElicitationRequest& request, std::function<void(ElicitationAnswer)>) {
     asked.push_back(request);
@@ -185,15 +185,20 @@ TEST_F(McpClientElicitation, AQuestionIsNoLongerWantedOnceTheCallThatAskedEndsOr
   server_->request(kElicitationCreate, elicit_params(defaults_schema()), [](const Reply&) {});
   ASSERT_TRUE(loop_.run_until([&] { return asked.size() == 1; }));
   EXPECT_TRUE(asked[0].wanted());
+  int dropped = 0;
+  asked[0].on_dropped([&] { ++dropped; });
   ASSERT_TRUE(client_->cancel(call, "the user canceled the call"));
   ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }));
   EXPECT_FALSE(asked[0].wanted()) << "its call was canceled";
+  EXPECT_EQ(dropped, 1) << "the asker is told at once";
 
   server_->request(kElicitationCreate, elicit_params(defaults_schema()), [](const Reply&) {});
   ASSERT_TRUE(loop_.run_until([&] { return asked.size() == 2; }));
   EXPECT_TRUE(asked[1].wanted()) << "asked with no call running: wanted while connected";
+  asked[1].on_dropped([&] { ++dropped; });
   client_.reset();
   EXPECT_FALSE(asked[1].wanted()) << "the client is gone";
+  EXPECT_EQ(dropped, 2);
 }
 
 TEST_F(McpClientElicitation, WithoutAHookItDeclaresNothingAndTheMethodIsNotFound) {
