@@ -161,8 +161,8 @@ void BM_RewriteLastResult(benchmark::State& state) {
   const int result_row = static_cast<int>(parser.lines().size()) - 4;
   const std::vector<std::string> running = {"````result id=th-x tool=read_file status=running",
                                             "````"};
-  const std::vector<std::string> finished = {
-      "````result id=th-x tool=read_file status=succeeded", "text", "````"};
+  const std::vector<std::string> finished = {"````result id=th-x tool=read_file status=succeeded",
+                                             "text", "````"};
   for (auto _ : state) {
     parse::ParseDelta started = parser.apply(result_row, result_row + 3, running);
     parse::ParseDelta ended = parser.apply(result_row, result_row + 2, finished);
