@@ -1,5 +1,6 @@
 // P4 (SPEC 9): full parse of a 100k-line buffer with 5k calls (target <= 20 ms) and the
-// re-parse after a one-line edit (target <= 0.2 ms).
+// re-parse after a one-line edit (target <= 0.2 ms). P8: an agent's call at the end of a chat of
+// N calls, half of them identical, must not cost more as N grows.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -105,5 +106,71 @@ void BM_OneLineEditInCall(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_OneLineEditInCall)->Unit(benchmark::kMicrosecond);
+
+// A chat of `calls` finished calls, one per exchange; every other one (the last included) is
+// the same read_file, the others each read their own file.
+std::vector<std::string> chat_of(int calls) {
+  std::vector<std::string> lines = {"MODEL: m"};
+  for (int i = 0; i < calls; ++i) {
+    const bool identical = (calls - 1 - i) % 2 == 0;
+    const std::string path = identical ? "same.c" : "src/" + std::to_string(i) + ".c";
+    const std::vector<std::string> exchange = {
+        "USER: go on",
+        "ASSISTANT: reading",
+        "```json",
+        "{\"tool\": \"read_file\", \"parameters\": {\"path\": \"" + path + "\"}}",
+        "```",
+        "````result id=th-" + std::to_string(i) + " tool=read_file status=succeeded",
+        "text",
+        "````",
+        "",
+    };
+    lines.insert(lines.end(), exchange.begin(), exchange.end());
+  }
+  return lines;
+}
+
+// An agent's call: its block is appended (an identical call), then taken away again so that
+// every iteration sees the same chat. Two edits per iteration.
+void BM_AppendIdenticalBlock(benchmark::State& state) {
+  parse::IncrementalParser parser(bench_options());
+  parser.reset(chat_of(static_cast<int>(state.range(0))));
+  const std::vector<std::string> block = {
+      "ASSISTANT: reading",
+      "```json",
+      "{\"tool\": \"read_file\", \"parameters\": {\"path\": \"same.c\"}}",
+      "```",
+  };
+  const int end = static_cast<int>(parser.lines().size());
+  const int block_rows = static_cast<int>(block.size());
+  for (auto _ : state) {
+    parse::ParseDelta added = parser.apply(end, end, block);
+    parse::ParseDelta removed = parser.apply(end, end + block_rows, {});
+    benchmark::DoNotOptimize(added);
+    benchmark::DoNotOptimize(removed);
+  }
+  state.counters["calls"] = static_cast<double>(parser.result().calls.size());
+}
+BENCHMARK(BM_AppendIdenticalBlock)->Arg(200)->Arg(2000)->Unit(benchmark::kMicrosecond);
+
+// The result of the chat's last call (an identical one) is rewritten: running, then finished.
+// Two edits per iteration.
+void BM_RewriteLastResult(benchmark::State& state) {
+  parse::IncrementalParser parser(bench_options());
+  parser.reset(chat_of(static_cast<int>(state.range(0))));
+  const int result_row = static_cast<int>(parser.lines().size()) - 4;
+  const std::vector<std::string> running = {"````result id=th-x tool=read_file status=running",
+                                            "````"};
+  const std::vector<std::string> finished = {"````result id=th-x tool=read_file status=succeeded",
+                                             "text", "````"};
+  for (auto _ : state) {
+    parse::ParseDelta started = parser.apply(result_row, result_row + 3, running);
+    parse::ParseDelta ended = parser.apply(result_row, result_row + 2, finished);
+    benchmark::DoNotOptimize(started);
+    benchmark::DoNotOptimize(ended);
+  }
+  state.counters["calls"] = static_cast<double>(parser.result().calls.size());
+}
+BENCHMARK(BM_RewriteLastResult)->Arg(200)->Arg(2000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

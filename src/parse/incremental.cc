@@ -336,9 +336,17 @@ IncrementalParser::Replaced IncrementalParser::replace_within_message(size_t a, 
 }
 
 // Ids count earlier identical calls (SPEC 3), so only calls identical to a removed or added
-// one can change id: those are renumbered, then old and new ids are compared.
+// one can change id, and only those from the replaced ones down: the calls above keep theirs,
+// and how many of each kind they hold is what is counted in all minus what is below. An edit at
+// the end of a long chat (an agent's block, its result) renumbers nothing above it.
 ParseDelta IncrementalParser::renumber_and_diff(Replaced replaced) {
-  // Usually one or two hashes: a sorted vector beats a hash set over 5k calls.
+  for (uint64_t hash : replaced.old_hashes) {
+    auto it = identical_.find(hash);
+    if (--it->second == 0) identical_.erase(it);
+  }
+  for (uint64_t hash : replaced.new_hashes) ++identical_[hash];
+
+  // Usually one or two hashes: a sorted vector beats a hash set.
   std::vector<uint64_t> affected = replaced.old_hashes;
   affected.insert(affected.end(), replaced.new_hashes.begin(), replaced.new_hashes.end());
   std::sort(affected.begin(), affected.end());
@@ -355,23 +363,25 @@ ParseDelta IncrementalParser::renumber_and_diff(Replaced replaced) {
   }
   const size_t new_begin = replaced.new_begin;
   const size_t new_end = new_begin + replaced.new_count;
-  std::vector<size_t> renumbered;  // indices of the calls whose id is recomputed
-  for (size_t i = 0; i < result_.calls.size(); ++i) {
+  std::vector<size_t> renumbered;            // indices of the calls whose id is recomputed
+  std::unordered_map<uint64_t, int> next_k;  // counts those below first, then those above
+  for (size_t i = new_begin; i < result_.calls.size(); ++i) {
     if (!is_affected(hashes_[i])) continue;
     renumbered.push_back(i);
-    if (i < new_begin || i >= new_end) old_ids.insert(result_.calls[i].id);
+    --next_k[hashes_[i]];
+    if (i >= new_end) old_ids.insert(result_.calls[i].id);
   }
+  for (auto& [hash, k] : next_k) k += identical_calls(hash);
 
-  std::unordered_map<uint64_t, int> seen;
   std::unordered_set<std::string> new_ids;
   ParseDelta delta;
   for (size_t i : renumbered) {
     ToolCall& call = result_.calls[i];
-    call.id = call_id_from_hash(hashes_[i], seen[hashes_[i]]++);
+    call.id = call_id_from_hash(hashes_[i], next_k[hashes_[i]]++);
     new_ids.insert(call.id);
     if (!old_ids.count(call.id)) {
       delta.added.push_back(call.id);
-    } else if (i >= new_begin && i < new_end) {
+    } else if (i < new_end) {
       auto old = before.find(call.id);
       if (old != before.end() && !same_call(*old->second, call)) delta.changed.push_back(call.id);
     }
@@ -381,6 +391,11 @@ ParseDelta IncrementalParser::renumber_and_diff(Replaced replaced) {
   }
   std::sort(delta.removed.begin(), delta.removed.end());
   return delta;
+}
+
+int IncrementalParser::identical_calls(uint64_t content_hash) const {
+  auto it = identical_.find(content_hash);
+  return it == identical_.end() ? 0 : it->second;
 }
 
 }  // namespace toolhost::parse

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "parse/message_parser.h"
@@ -36,6 +37,9 @@ class IncrementalParser {
   const ParseResult& result() const { return result_; }
   const std::vector<std::string>& lines() const { return lines_; }
   const Options& options() const { return options_; }
+  // How many calls of the buffer have this call_content_hash: the `k` of the next identical
+  // call appended below them all.
+  int identical_calls(uint64_t content_hash) const;
 
  private:
   struct Replaced {
@@ -76,7 +80,8 @@ class IncrementalParser {
   std::vector<std::vector<ParseStep>> segment_steps_;
   std::vector<char> segment_open_end_;
   ParseResult result_;
-  std::vector<uint64_t> hashes_;  // call_content_hash of each call in result_.calls
+  std::vector<uint64_t> hashes_;                 // call_content_hash of each call in result_.calls
+  std::unordered_map<uint64_t, int> identical_;  // calls in result_.calls per content hash
 };
 
 }  // namespace toolhost::parse

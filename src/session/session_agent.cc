@@ -1,7 +1,6 @@
 // An outside agent's calls (SPEC 13.5): the host writes each into the agent's buffer as a
 // block, and from there it is a chat block like any other, but that it starts (or waits for
 // approval) as soon as it is parsed, whatever the buffer's auto_run, and no chain follows it.
-#include <unordered_set>
 
 #include "base/log.h"
 #include "parse/call_id.h"
@@ -55,14 +54,13 @@ std::optional<parse::ToolCall> Session::agent_call_ahead(
   parse::ToolCall call = std::move(alone.calls.front());
   if (call.status != core::Status::Pending) return std::nullopt;
   if (!tools::auto_accept(call, ctx_.config, root_, ctx_.remote).auto_run()) return std::nullopt;
-  // Its id counts the identical calls above it (SPEC 3): those of the mirror, then those
-  // started ahead whose blocks are on their way (their ids are the next ones, in order).
-  std::unordered_set<std::string_view> taken;
-  for (const auto& known : parser_.result().calls) taken.insert(known.id);
+  // Its id counts the identical calls above it (SPEC 3): those of the mirror (the parser keeps
+  // their count), then those started ahead whose blocks are on their way (their ids are the
+  // next ones, in order).
   const uint64_t content = alone.content_hashes.front();
-  for (int k = 0;; ++k) {
+  for (int k = parser_.identical_calls(content);; ++k) {
     call.id = parse::call_id_from_hash(content, k);
-    if (!taken.count(call.id) && !ahead_.count(call.id)) break;
+    if (!ahead_.count(call.id)) break;
   }
   call.start = call.end = -1;
   call.message = -1;

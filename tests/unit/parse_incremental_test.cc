@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "parse/call_id.h"
 #include "parse/incremental.h"
 #include "parse/print.h"
 #include "parse_test_util.h"
@@ -99,6 +100,12 @@ std::multiset<std::string> ids_of(const ParseResult& result) {
   return ids;
 }
 
+int identical_in(const ParseResult& result, uint64_t hash) {
+  return static_cast<int>(std::count_if(result.calls.begin(), result.calls.end(), [&](auto& c) {
+    return call_content_hash(c.tool, c.params) == hash;
+  }));
+}
+
 void check_edits(uint32_t seed, int edits, bool complete, int messages = 6, int max_blocks = 4) {
   std::mt19937 rng(seed);
   Options options = testing::default_options(complete);
@@ -123,6 +130,10 @@ void check_edits(uint32_t seed, int edits, bool complete, int messages = 6, int 
     ASSERT_EQ(snapshot(parser.result()), snapshot(full))
         << "seed " << seed << " edit " << e << ": rows [" << first << ", " << last << ") <- "
         << replacement.size() << " lines";
+    for (const auto& call : full.calls) {
+      const uint64_t hash = call_content_hash(call.tool, call.params);
+      ASSERT_EQ(parser.identical_calls(hash), identical_in(full, hash)) << call.id;
+    }
     std::multiset<std::string> after = ids_of(full);
     for (const auto& id : delta.removed) {
       ASSERT_TRUE(before.count(id)) << id;
@@ -195,6 +206,41 @@ TEST(ParseIncremental, ResultsWrittenUnderManyCallsMatchFullParse) {
   for (int i = 0; i < calls; ++i) {
     EXPECT_EQ(parser.result().calls[static_cast<size_t>(i)].id, ids[static_cast<size_t>(i)]);
     EXPECT_EQ(parser.result().calls[static_cast<size_t>(i)].status, Status::Succeeded);
+  }
+}
+
+// An agent's chat: many identical calls, one more added above, among or below them (only the
+// ones below it are renumbered), then taken away again; the ids are always a full parse's.
+TEST(ParseIncremental, IdenticalBlockAddedAnywhereNumbersAsFullParse) {
+  std::mt19937 rng(23);
+  Options options = testing::default_options(true);
+  const std::vector<std::string> block = {"ASSISTANT: again", "**Read:** `a`", ""};
+  std::vector<std::string> lines = {"USER: go"};
+  for (int i = 0; i < 40; ++i) {
+    lines.insert(lines.end(), block.begin(), block.end());
+    if (i % 3 == 0) lines.insert(lines.end(), {"ASSISTANT: other", "**ls:** `src`", ""});
+  }
+  IncrementalParser parser(options);
+  parser.reset(lines);
+  const uint64_t read_a = call_content_hash("read_file", {{"path", "a"}});
+  ASSERT_EQ(parser.identical_calls(read_a), 40);
+  const ParseResult original = parser.result();
+  for (int round = 0; round < 60; ++round) {
+    const int row = static_cast<int>(rng() % (lines.size() + 1));
+    std::vector<std::string> edited = lines;
+    edited.insert(edited.begin() + row, block.begin(), block.end());
+    ParseDelta added = parser.apply(row, row, block);
+    ParseResult full = parse(edited, options);
+    ASSERT_EQ(snapshot(parser.result()), snapshot(full)) << "row " << row;
+    ASSERT_EQ(parser.identical_calls(read_a), identical_in(full, read_a));
+    // Whichever block is the new one, the ids of read_file `a` gained only the next k.
+    if (identical_in(full, read_a) == 41) {
+      EXPECT_EQ(added.added, (std::vector<std::string>{call_id("read_file", {{"path", "a"}}, 40)}));
+      EXPECT_TRUE(added.removed.empty());
+    }
+    ParseDelta removed = parser.apply(row, row + static_cast<int>(block.size()), {});
+    ASSERT_EQ(snapshot(parser.result()), snapshot(original)) << "row " << row;
+    EXPECT_EQ(removed.removed, added.added);
   }
 }
 
