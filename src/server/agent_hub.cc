@@ -183,4 +183,13 @@ void AgentHub::call_ended(int64_t buf, const std::string& call_id, const jobs::J
   backend->ended(id, job, body);
 }
 
+void AgentHub::call_renamed(int64_t buf, const std::string& from, const std::string& to) {
+  auto it = bound_.find({buf, from});
+  if (it == bound_.end()) return;
+  auto [backend, id] = it->second;
+  bound_.erase(it);
+  bound_[{buf, to}] = {backend, id};
+  backend->renamed(id, to);
+}
+
 }  // namespace toolhost::server

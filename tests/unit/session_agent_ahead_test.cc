@@ -36,7 +36,11 @@ class Recorder : public CallObserver {
                   const std::vector<std::string>& body) override {
     ended.push_back({call_id, body});
   }
+  void call_renamed(int64_t, const std::string& from, const std::string& to) override {
+    renamed[from] = to;
+  }
   std::vector<Ended> ended;
+  std::map<std::string, std::string> renamed;
 };
 
 class AgentAheadTest : public ::testing::Test {
