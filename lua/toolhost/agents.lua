@@ -92,13 +92,14 @@ local function open(buf, how)
 end
 
 -- From the host: { client, intro, lines, needs_approval, summary }. Appends the call's message
--- and answers where it went: { buf, row } (0-based row of its first line).
+-- and answers where it went: { buf, row } (0-based row of its first line), or { error }.
 function M.append(args)
   local buf = agent_buffer(args.client, args.intro)
   local row = api.nvim_buf_line_count(buf)
   local ok, err = require("toolhost.rewrite").write(buf, row, row, args.lines)
   if not ok then
-    error("cannot write into " .. api.nvim_buf_get_name(buf) .. ": " .. tostring(err))
+    -- An answer, not a Lua error: the agent reads it, without a stack traceback.
+    return { error = "cannot write into " .. api.nvim_buf_get_name(buf) .. ": " .. tostring(err) }
   end
   require("toolhost").attach(buf)
   if args.needs_approval then

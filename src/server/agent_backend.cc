@@ -140,6 +140,10 @@ void AgentBackend::cancel(uint64_t id, const std::string& reason) {
   if (session::Session* session = hub_.session(buf)) session->end_agent_call(call_id, reason);
 }
 
+void AgentBackend::renamed(uint64_t id, const std::string& call_id) {
+  if (auto it = calls_.find(id); it != calls_.end()) it->second.call_id = call_id;
+}
+
 void AgentBackend::output(uint64_t id, const std::vector<std::string>& lines) {
   auto it = calls_.find(id);
   if (it == calls_.end() || !it->second.sink.output) return;

@@ -32,6 +32,8 @@ class AgentBackend : public mcp::ToolBackend {
   void ended(uint64_t id, const jobs::JobInfo& job, const std::vector<std::string>& body);
   // The call will never run (its buffer is gone): an error result saying `why`.
   void abandon(uint64_t id, const std::string& why) { fail(id, why); }
+  // Its block got another id than the one its job started ahead under (Session::call_renamed).
+  void renamed(uint64_t id, const std::string& call_id);
 
  private:
   struct Pending {

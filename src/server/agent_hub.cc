@@ -139,18 +139,21 @@ void AgentHub::append(const std::string& client, const agents::CallMessage& mess
                          {"lines", message.lines},
                          {"needs_approval", needs_approval},
                          {"summary", message.summary}};
-  env_.api->exec_lua(kAppend, nlohmann::json::array({std::move(args)}),
-                     [buffers = buffers_, client, done = std::move(done)](const std::string& error,
-                                                                          nlohmann::json result) {
-                       if (!error.empty()) return done(error, 0, 0);
-                       if (!result.is_object() || !result.contains("buf") ||
-                           !result["buf"].is_number_integer() || !result.contains("row") ||
-                           !result["row"].is_number_integer()) {
-                         return done("Lua answered " + result.dump(), 0, 0);
-                       }
-                       (*buffers)[client] = result["buf"].get<int64_t>();
-                       done("", result["buf"].get<int64_t>(), result["row"].get<int>());
-                     });
+  env_.api->exec_lua(
+      kAppend, nlohmann::json::array({std::move(args)}),
+      [buffers = buffers_, client, done = std::move(done)](const std::string& error,
+                                                           nlohmann::json result) {
+        if (!error.empty()) return done(error, 0, 0);
+        if (result.is_object() && result.contains("error") && result["error"].is_string()) {
+          return done(result["error"].get<std::string>(), 0, 0);
+        }
+        if (!result.is_object() || !result.contains("buf") || !result["buf"].is_number_integer() ||
+            !result.contains("row") || !result["row"].is_number_integer()) {
+          return done("Lua answered " + result.dump(), 0, 0);
+        }
+        (*buffers)[client] = result["buf"].get<int64_t>();
+        done("", result["buf"].get<int64_t>(), result["row"].get<int>());
+      });
 }
 
 session::Session* AgentHub::agent_session(const std::string& client) const {
@@ -181,6 +184,15 @@ void AgentHub::call_ended(int64_t buf, const std::string& call_id, const jobs::J
   auto [backend, id] = it->second;
   bound_.erase(it);
   backend->ended(id, job, body);
+}
+
+void AgentHub::call_renamed(int64_t buf, const std::string& from, const std::string& to) {
+  auto it = bound_.find({buf, from});
+  if (it == bound_.end()) return;
+  auto [backend, id] = it->second;
+  bound_.erase(it);
+  bound_[{buf, to}] = {backend, id};
+  backend->renamed(id, to);
 }
 
 }  // namespace toolhost::server

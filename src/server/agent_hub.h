@@ -90,6 +90,7 @@ class AgentHub : public session::CallObserver {
                    const std::vector<std::string>& lines) override;
   void call_ended(int64_t buf, const std::string& call_id, const jobs::JobInfo& job,
                   const std::vector<std::string>& body) override;
+  void call_renamed(int64_t buf, const std::string& from, const std::string& to) override;
 
  private:
   struct Connection;

@@ -125,21 +125,17 @@ void Session::sync_feedback() {
       marked_.erase(id);
     }
   }
-  std::vector<parse::ToolCall> placed;  // agents' calls started ahead of their blocks
+  // A call started ahead is placed when Lua says where its block went (agent_block_written),
+  // not by its id: an identical block typed above it would take that id.
   for (const auto& id : unsynced_.added) {
     const parse::ToolCall* call = find(id);
     if (call && !marked_.count(id)) {
       ctx_.feedback.mark(buf_, id, call->start, call->end - 1, tick_);
       marked_[id] = call->start;
-      if (ahead_.count(id)) {
-        placed.push_back(*call);
-      } else if (call->status == core::Status::Pending) {
-        show_history(*call);
-      }
+      if (!ahead_.count(id) && call->status == core::Status::Pending) show_history(*call);
     }
   }
   unsynced_ = {};
-  for (const auto& call : placed) place_agent_call(call);
 
   if (same_errors(parsed.errors, shown_errors_)) return;
   shown_errors_ = parsed.errors;
@@ -263,12 +259,16 @@ bool Session::launch(const parse::ToolCall& call, Origin origin, bool automatic,
   };
   events.output = [this, call_id](const jobs::JobInfo&, jobs::Stream stream,
                                   std::string_view data) {
-    if (auto found = active_.find(call_id); found != active_.end()) {
+    if (auto found = active_.find(current_id(call_id)); found != active_.end()) {
       found->second.tail.append(stream, data);
       found->second.stream_dirty = true;
     }
   };
-  events.finished = [this, call_id](const jobs::JobInfo& job) { on_finished(call_id, job); };
+  events.finished = [this, call_id](const jobs::JobInfo& job) {
+    const std::string id = current_id(call_id);
+    renamed_.erase(call_id);
+    on_finished(id, job);
+  };
   it->second.job_id = ctx_.engine.submit(std::move(spec), std::move(events));
   log::info("session: buffer " + std::to_string(buf_) + " runs " + call.tool + " as " +
             it->second.job_id);

@@ -37,6 +37,9 @@ class CallObserver {
                            const std::vector<std::string>& lines) = 0;
   virtual void call_ended(int64_t buf, const std::string& call_id, const jobs::JobInfo& job,
                           const std::vector<std::string>& body) = 0;
+  // A call started ahead went to a block the parse gave another id than the one predicted
+  // (an identical block was typed above it, or a write above it failed): it is `to` from now.
+  virtual void call_renamed(int64_t buf, const std::string& from, const std::string& to) = 0;
 };
 
 // What a session shares with the others; it reaches Neovim only through `feedback`.
@@ -127,9 +130,10 @@ class Session {
   // when the block shows up in the parse, the running job streams there, or the finished one's
   // result block is written under it.
   bool start_agent_call_ahead(const parse::ToolCall& call);
-  // Lua wrote the message of a call started ahead at `row` (-1: it could not): a block that
-  // did not read back as the call (the buffer changed meanwhile) keeps nothing of it, and the
-  // job answers the agent only.
+  // Lua wrote the message of a call started ahead at `row` (-1: it could not): the block
+  // there is the call's, whatever id the parse gave it (an identical block typed above it, or
+  // a failed write above it, shifts the count its id holds). A block that did not read back
+  // as the call keeps nothing of it, and the job answers the agent only.
   void agent_block_written(const std::string& call_id, int row);
   bool running(const std::string& call_id) const { return active_.count(call_id) > 0; }
   // Whether auto-run runs this buffer's calls, and the keys the approval hint names.
@@ -282,6 +286,16 @@ class Session {
   // and those of them that ended.
   std::set<std::string> ahead_;
   std::map<std::string, EndedAhead> ended_ahead_;
+  // Calls started ahead whose block got another id than predicted: the job's events, which
+  // name the predicted id, reach the block's.
+  std::map<std::string, std::string> renamed_;
+  const std::string& current_id(const std::string& call_id) const;
+  // Moves a call started ahead from its predicted id to its block's (or aside, when its block
+  // was not written), for the session and its observer.
+  void rekey(const std::string& from, const std::string& to);
+  bool taken_by_another(const std::string& block_id, const std::string& call_id) const;
+  // Whether `block` reads as the call started ahead as `call_id` (its tool and parameters).
+  bool same_call(const parse::ToolCall& block, const std::string& call_id) const;
   bool handled_ = false;  // a call of the last reply ran or was rejected since it completed
   bool all_done_sent_ = false;
   // Expires with the session: an answer from Neovim (an auto_accept function's) may come after

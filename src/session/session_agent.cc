@@ -105,12 +105,62 @@ void Session::place_agent_call(const parse::ToolCall& call) {
 }
 
 void Session::agent_block_written(const std::string& call_id, int row) {
-  if (!ahead_.count(call_id)) return;  // placed, as it should be
-  // Lua could not write it, or the parse gave it another id (the buffer changed meanwhile).
-  ahead_.erase(call_id);
-  ended_ahead_.erase(call_id);
-  log::warn("session: an agent's call " + call_id + " written at row " + std::to_string(row) +
-            " did not read back as started; its result goes to the agent only");
+  if (!ahead_.count(call_id)) return;
+  // Lua answers after the lines event of its write: the parse holds the block at `row`.
+  const parse::ToolCall* block = row >= 0 ? call_starting_at(row) : nullptr;
+  if (!block || block->status != core::Status::Pending || taken_by_another(block->id, call_id) ||
+      !same_call(*block, call_id)) {
+    // Lua could not write it, or the block there reads otherwise (the buffer changed). Its
+    // job answers the agent under a key no block has: the next identical block takes its id.
+    ahead_.erase(call_id);
+    ended_ahead_.erase(call_id);
+    rekey(call_id, call_id + " (unwritten)");
+    log::warn("session: an agent's call " + call_id + " written at row " + std::to_string(row) +
+              " did not read back as started; its result goes to the agent only");
+    return;
+  }
+  if (block->id != call_id) {
+    ahead_.erase(call_id);
+    ahead_.insert(block->id);
+    rekey(call_id, block->id);
+  }
+  place_agent_call(*block);
+}
+
+bool Session::taken_by_another(const std::string& block_id, const std::string& call_id) const {
+  // Another call's job, or another call started ahead, has that block already.
+  return block_id != call_id && (active_.count(block_id) || ahead_.count(block_id));
+}
+
+bool Session::same_call(const parse::ToolCall& block, const std::string& call_id) const {
+  auto it = active_.find(call_id);
+  if (it != active_.end()) {
+    return block.tool == it->second.call.tool && block.params == it->second.call.params;
+  }
+  auto ended = ended_ahead_.find(call_id);
+  return ended != ended_ahead_.end() && block.tool == ended->second.job.spec.tool &&
+         block.params == ended->second.job.spec.params;
+}
+
+void Session::rekey(const std::string& from, const std::string& to) {
+  if (auto it = active_.find(from); it != active_.end()) {
+    Active active = std::move(it->second);
+    active_.erase(it);
+    active.call.id = to;
+    active_.emplace(to, std::move(active));
+    renamed_[from] = to;  // its job's events name `from`
+  }
+  if (auto it = ended_ahead_.find(from); it != ended_ahead_.end()) {
+    EndedAhead ended = std::move(it->second);
+    ended_ahead_.erase(it);
+    ended_ahead_.emplace(to, std::move(ended));
+  }
+  if (ctx_.observer) ctx_.observer->call_renamed(buf_, from, to);
+}
+
+const std::string& Session::current_id(const std::string& call_id) const {
+  auto it = renamed_.find(call_id);
+  return it == renamed_.end() ? call_id : it->second;
 }
 
 }  // namespace toolhost::session

@@ -65,36 +65,42 @@ std::string make_fifo(NvimHarness& nvim, const std::string& name) {
   return path;
 }
 
+// Neovim blocks reading a FIFO until release() writes it: it answers nothing meanwhile. Once
+// released it runs `_G.after_blocked()` if set, before the requests that came meanwhile.
+struct BlockedNeovim {
+  std::string fifo;
+
+  explicit BlockedNeovim(Project& p) : fifo(make_fifo(p.nvim, "unblock")) {
+    p.nvim.listen("blocked");
+    p.nvim.lua(R"(
+      local chan, fifo = ...
+      vim.schedule(function()
+        vim.rpcnotify(chan, "blocked")
+        local f = io.open(fifo, "r")
+        f:read("*a")
+        f:close()
+        if _G.after_blocked then _G.after_blocked() end
+      end)
+    )",
+               json::array({p.nvim.channel(), fifo}));
+    p.nvim.wait_for("blocked");
+  }
+  void release() { std::ofstream(fifo) << "go\n"; }
+  // Should the test fail while Neovim is blocked, its end of input still lets Neovim go.
+  ~BlockedNeovim() {
+    int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 TEST(AgentsAhead, AutoAcceptableCallIsAnsweredWhileNeovimIsBlocked) {
   Project p;
-  // Neovim blocks reading a FIFO until the test writes it: it answers nothing meanwhile.
-  const std::string fifo = make_fifo(p.nvim, "unblock");
-  p.nvim.listen("blocked");
-  p.nvim.lua(R"(
-    local chan, fifo = ...
-    vim.schedule(function()
-      vim.rpcnotify(chan, "blocked")
-      local f = io.open(fifo, "r")
-      f:read("*a")
-      f:close()
-    end)
-  )",
-             json::array({p.nvim.channel(), fifo}));
-  p.nvim.wait_for("blocked");
-  // Should the test fail while Neovim is blocked, its end of input still lets Neovim go.
-  struct Release {
-    std::string fifo;
-    ~Release() {
-      int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-      if (fd >= 0) ::close(fd);
-    }
-  } release{fifo};
-
+  BlockedNeovim blocked(p);
   json result = p.agent->wait_result(p.agent->call("read_file", {{"path", "notes.txt"}}));
   EXPECT_EQ(result["isError"], false);
   EXPECT_EQ(result["text"], "     1\tbuy milk");
 
-  std::ofstream(fifo) << "go\n";  // Neovim reads it and goes on
+  blocked.release();
   p.wait_written({"th-2"});
   // The block was written once Neovim could, and the job's result under it.
   Lines expected = {kClaudeCodeIntro};
@@ -194,6 +200,68 @@ TEST(AgentsAhead, CommandStartedAheadStreamsToTheAgentAndIntoItsBlock) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\nline1\nline2\n````\n"), std::string::npos) << text;
+}
+
+// The message of an identical call, without a result block.
+Lines unanswered_message() {
+  Lines message = read_message(0);
+  message.erase(message.begin() + 6, message.end() - 1);
+  return message;
+}
+
+// While an agent's call started ahead waits to be written, the user types an identical block
+// above where it goes: the id the call was started under is now that block's, but the job and
+// its result are the agent's block's; the user's block waits as any other.
+TEST(AgentsAhead, IdenticalBlockTypedAboveBeforeTheAgentsIsWrittenDoesNotGetItsJob) {
+  Project p;
+  p.nvim.lua(R"(
+    local buf, lines = ...
+    _G.after_blocked = function() vim.api.nvim_buf_set_lines(buf, -1, -1, false, lines) end
+  )",
+             json::array({p.buf, unanswered_message()}));
+  BlockedNeovim blocked(p);
+  EXPECT_EQ(p.agent->wait_result(p.agent->call("read_file", {{"path", "notes.txt"}}))["text"],
+            "     1\tbuy milk");
+  blocked.release();
+  p.wait_written({"th-2"});
+
+  Lines expected = {kClaudeCodeIntro};
+  for (const Lines& message : {read_message(1), unanswered_message(), read_message(2)}) {
+    expected.insert(expected.end(), message.begin(), message.end());
+  }
+  EXPECT_EQ(normalized(p.nvim.lines(p.buf)), expected);
+}
+
+// Neovim failed to write one agent's message (the call ran and answered all the same): the next
+// identical call's block, whose id counts one identical block fewer than predicted, still gets
+// its job's result.
+TEST(AgentsAhead, CallWrittenAfterAFailedWriteStillGetsItsResult) {
+  Project p;
+  // The first write after Neovim is released fails: the second call's message.
+  p.nvim.lua(R"(
+    _G.after_blocked = function()
+      local rewrite = require("toolhost.rewrite")
+      local write = rewrite.write
+      rewrite.write = function()
+        rewrite.write = write
+        return false, "E21: Cannot make changes, 'modifiable' is off"
+      end
+    end
+  )");
+  BlockedNeovim blocked(p);
+  int64_t second = p.agent->call("read_file", {{"path", "notes.txt"}});
+  int64_t third = p.agent->call("read_file", {{"path", "notes.txt"}});
+  EXPECT_EQ(p.agent->wait_result(second)["isError"], false);
+  EXPECT_EQ(p.agent->wait_result(third)["isError"], false);
+  blocked.release();
+  p.wait_written({"th-3"});
+
+  Lines expected = {kClaudeCodeIntro};
+  for (int job : {1, 3}) {
+    Lines message = read_message(job);
+    expected.insert(expected.end(), message.begin(), message.end());
+  }
+  EXPECT_EQ(normalized(p.nvim.lines(p.buf)), expected);
 }
 
 }  // namespace

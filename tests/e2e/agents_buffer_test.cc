@@ -53,5 +53,29 @@ TEST(AgentsBuffer, TheBufferBecomesMarkdownWhenAWindowFirstShowsIt) {
   EXPECT_EQ(nvim.lua("return vim.b[...].current_syntax", json::array({buf})), "markdown");
 }
 
+// Neovim cannot write a call that needs approval into the agent's buffer: the agent hears why
+// at once, in a line it can read (a Lua stack traceback followed it), and does not wait for an
+// approval that cannot come; its next call is unaffected.
+TEST(AgentsBuffer, CallThatCannotBeWrittenIsAnErrorNamingWhyAndTheNextCallRuns) {
+  NvimHarness nvim;
+  nvim.lua("vim.fn.writefile({ 'keep me' }, 'x')");
+  start_project_with_notes(nvim);
+  auto agent = connect_agent(nvim, "claude-code");
+  agent->wait_result(agent->call("read_file", {{"path", "notes.txt"}}));
+  int64_t buf = agent_buffer(nvim, "claude-code");
+  nvim.lua("vim.bo[...].modifiable = false", json::array({buf}));
+
+  json refused = agent->wait_result(agent->call("run_terminal_command", {{"command", "rm x"}}));
+  EXPECT_EQ(refused["isError"], true) << refused.dump();
+  EXPECT_EQ(refused["text"],
+            "toolhost could not write the call into Neovim: cannot write into "
+            "toolhost://agent/claude-code: Buffer is not 'modifiable'");
+
+  nvim.lua("vim.bo[...].modifiable = true", json::array({buf}));
+  json next = agent->wait_result(agent->call("read_file", {{"path", "notes.txt"}}));
+  EXPECT_EQ(next["text"], "     1\tbuy milk") << next.dump();
+  EXPECT_EQ(nvim.lua("return vim.fn.filereadable('x')"), 1);
+}
+
 }  // namespace
 }  // namespace toolhost::e2e

@@ -36,7 +36,11 @@ class Recorder : public CallObserver {
                   const std::vector<std::string>& body) override {
     ended.push_back({call_id, body});
   }
+  void call_renamed(int64_t, const std::string& from, const std::string& to) override {
+    renamed[from] = to;
+  }
   std::vector<Ended> ended;
+  std::map<std::string, std::string> renamed;
 };
 
 class AgentAheadTest : public ::testing::Test {
@@ -185,6 +189,26 @@ TEST_F(AgentAheadTest, BlockThatDoesNotReadBackAsTheCallGetsNothingOfTheJob) {
   ASSERT_TRUE(next);
   EXPECT_EQ(next->id, ahead->id);
   EXPECT_EQ(session_->call_starting_at(append(m))->id, next->id);
+}
+
+// The user typed a block identical to a call started ahead before its block was written: that
+// block now has the predicted id, and the job goes to the block at the row Lua wrote, its
+// observer told of the block's id.
+TEST_F(AgentAheadTest, JobGoesToTheBlockWrittenForItWhenAnIdenticalBlockTookItsId) {
+  agents::CallMessage m = message("read_file", {{"path", "notes.txt"}});
+  std::optional<parse::ToolCall> ahead = session_->agent_call_ahead(m.lines);
+  ASSERT_TRUE(ahead);
+  ASSERT_TRUE(session_->start_agent_call_ahead(*ahead));
+  ASSERT_TRUE(loop_.run_until([&] { return observer_.ended.size() == 1; }));
+  EXPECT_EQ(session_->call_starting_at(append(m))->id, ahead->id);  // the user's
+  int row = append(m);
+  const std::string written = session_->call_starting_at(row)->id;
+  ASSERT_NE(written, ahead->id);
+  session_->agent_block_written(ahead->id, row);
+  ASSERT_TRUE(loop_.run_until([&] { return !results().empty(); }));
+  EXPECT_EQ(results().count(written), 1u);
+  EXPECT_EQ(results().size(), 1u);
+  EXPECT_EQ(observer_.renamed, (std::map<std::string, std::string>{{ahead->id, written}}));
 }
 
 }  // namespace
