@@ -54,21 +54,39 @@ M.fire = fire
 -- events, dirty = buf -> state, hidden = buf -> true, urgent = buf -> true (its refresh may not
 -- wait, refresh.lua), edit_count = buf -> rewrites, glued }.
 
--- `all_jobs` (sent at every host start) is the host's whole job list, history included: it
--- replaces the mirror, so jobs() lists what jobs.list lists. Neovim's buffer numbers outlive
--- a host, so a job keeps the `buf` this Neovim knew when the new record has none. Process
--- groups are not tracked from it: a running job there may be another host's (a peer sharing
--- the state dir, or the host a restart left winding down).
-local function replace_jobs(all)
-  local jobs = {}
-  for _, job in ipairs(all) do
-    local known = M.jobs[job.id]
-    if job.buf == nil and known then
-      job.buf = known.buf
-    end
-    jobs[job.id] = job
+-- `all_jobs` (sent at every host start) is the host's whole job list, history included, in
+-- pages (`all_jobs_page` = { first, last }; none: one page): it replaces the mirror, so jobs()
+-- lists what jobs.list lists. Each page's records land at once (the first carries the live
+-- jobs); the last drops the jobs no page named. A record a `jobs` update brought since the
+-- first page wins over a page's: the pages are the host's list as setup() saw it. Neovim's
+-- buffer numbers outlive a host, so a job keeps the `buf` this Neovim knew when the new record
+-- has none. Process groups are not tracked from it: a running job there may be another host's
+-- (a peer sharing the state dir, or the host a restart left winding down).
+local paged = nil -- id -> true: the jobs named since the first page, while pages come
+
+local function replace_jobs(all, page)
+  page = page or { first = true, last = true }
+  if page.first or not paged then
+    paged = {}
   end
-  M.jobs = jobs
+  for _, job in ipairs(all) do
+    if not paged[job.id] then
+      local known = M.jobs[job.id]
+      if job.buf == nil and known then
+        job.buf = known.buf
+      end
+      M.jobs[job.id] = job
+      paged[job.id] = true
+    end
+  end
+  if page.last then
+    for id in pairs(M.jobs) do
+      if not paged[id] then
+        M.jobs[id] = nil
+      end
+    end
+    paged = nil
+  end
 end
 
 -- One step per job: tracking a job's process group reads /proc/<pgid>/stat, which took up
@@ -77,6 +95,9 @@ local function update_job(job)
   local host = require("toolhost.host")
   M.job_host[job.id] = host.current() -- only the current host sends batches
   M.jobs[job.id] = job
+  if paged then
+    paged[job.id] = true
+  end
   host.track_pgid(job.pgid, job.status == "running")
 end
 
@@ -160,7 +181,7 @@ local function list_steps(batches, list)
   for _, batch in ipairs(batches) do
     if batch.all_jobs then
       steps[#steps + 1] = function()
-        replace_jobs(batch.all_jobs)
+        replace_jobs(batch.all_jobs, batch.all_jobs_page)
       end
     end
     for _, entry in ipairs(batch.buffers or {}) do

@@ -60,6 +60,8 @@ class Api {
   void exec_lua_batched(const std::string& code, nlohmann::json batch, Done<nlohmann::json> done);
   // The result of the oldest list answered `{pending = true}`.
   void batches_applied(const nlohmann::json& result);
+  // No list of batches is in flight or waiting.
+  bool batches_idle() const { return batches_->in_flight == 0 && batches_->waiting.empty(); }
   // Sends the waiting batches now (before the channel closes).
   void flush_batches() { send_waiting_batches(); }
 

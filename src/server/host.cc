@@ -201,9 +201,9 @@ Host::Reply Host::setup(const nlohmann::json& args) {
   uv_timer_set_repeat(&ticker_, std::max<uint64_t>(10, config_.output.stream_interval_ms));
   // Lua's job mirror (toolhost.jobs(), statusline) starts from what the host knows, history
   // included, so it lists the same jobs as jobs.list also right after a restart.
-  nlohmann::json all = nlohmann::json::array();
-  for (const jobs::JobInfo* job : engine_.list()) all.push_back(session::job_entry(*job, 0));
-  feedback_.all_jobs(std::move(all));
+  // A page at a time, each once Neovim has applied the lists before it (send_batch()).
+  feedback_.gate_pages([this] { return api_.batches_idle(); });
+  feedback_.all_jobs(session::mirror_records(engine_.list()));
   return ok();
 }
 
@@ -353,7 +353,8 @@ void Host::send_batch(nlohmann::json batch) {
   if (stopping_) return;
   api_.exec_lua_batched(
       apply_batches_code(options_.instance), std::move(batch),
-      [](const std::string& error, const nlohmann::json& result) {
+      [this](const std::string& error, const nlohmann::json& result) {
+        feedback_.resume_pages();
         if (!error.empty()) {
           return log::error("applying feedback failed: " + error);
         }

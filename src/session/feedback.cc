@@ -1,5 +1,7 @@
 #include "session/feedback.h"
 
+#include <algorithm>
+
 #include "jobs/job_json.h"
 
 namespace toolhost::session {
@@ -99,9 +101,46 @@ void Feedback::job(nlohmann::json job) {
   top("jobs").push_back(std::move(job));
 }
 
-void Feedback::all_jobs(nlohmann::json jobs) {
-  batch_["all_jobs"] = std::move(jobs);
+void Feedback::all_jobs(std::vector<nlohmann::json> records) {
+  all_jobs_ = std::move(records);
+  all_jobs_sent_ = 0;
+  paging_ = true;
   schedule();
+}
+
+void Feedback::resume_pages() {
+  if (paging_ && !uv_is_closing(reinterpret_cast<uv_handle_t*>(&idle_))) schedule();
+}
+
+void Feedback::add_all_jobs_page(nlohmann::json& batch) {
+  size_t end = std::min(all_jobs_.size(), all_jobs_sent_ + kAllJobsPage);
+  nlohmann::json page = nlohmann::json::array();
+  for (size_t i = all_jobs_sent_; i < end; ++i) page.push_back(std::move(all_jobs_[i]));
+  bool first = all_jobs_sent_ == 0;
+  bool last = end == all_jobs_.size();
+  batch["all_jobs"] = std::move(page);
+  batch["all_jobs_page"] = {{"first", first}, {"last", last}};
+  all_jobs_sent_ = end;
+  if (last) {
+    all_jobs_.clear();
+    all_jobs_sent_ = 0;
+    paging_ = false;
+  }
+}
+
+std::vector<nlohmann::json> mirror_records(const std::vector<const jobs::JobInfo*>& oldest_first) {
+  std::vector<nlohmann::json> records;
+  records.reserve(oldest_first.size());
+  auto live = [](const jobs::JobInfo* job) {
+    return job->status == core::Status::Queued || job->status == core::Status::Running;
+  };
+  for (const jobs::JobInfo* job : oldest_first) {
+    if (live(job)) records.push_back(job_entry(*job, 0));
+  }
+  for (auto it = oldest_first.rbegin(); it != oldest_first.rend(); ++it) {
+    if (!live(*it)) records.push_back(job_entry(**it, 0));
+  }
+  return records;
 }
 
 nlohmann::json job_entry(const jobs::JobInfo& job, int64_t buf) {
@@ -120,14 +159,18 @@ void Feedback::notify(const std::string& message, const std::string& level) {
 
 void Feedback::flush() {
   uv_idle_stop(&idle_);
-  if (buffers_.empty() && batch_.is_null()) return;
+  bool page = paging_ && (!pages_ready_ || pages_ready_());
+  if (buffers_.empty() && batch_.is_null() && !page) return;
   nlohmann::json batch = std::move(batch_);
   if (batch.is_null()) batch = nlohmann::json::object();
+  if (page) add_all_jobs_page(batch);
   batch["buffers"] = nlohmann::json::array();
   for (auto& [buf, entry] : buffers_) batch["buffers"].push_back(std::move(entry));
   buffers_.clear();
   batch_ = nullptr;
   send_(std::move(batch));
+  // Ungated, the next page leaves at the next loop turn; gated, when resume_pages() says.
+  if (paging_ && !pages_ready_) schedule();
 }
 
 }  // namespace toolhost::session

@@ -21,6 +21,11 @@ enum class Severity { Error = 1, Warn = 2, Info = 3, Hint = 4 };  // vim.diagnos
 // this Neovim ran it (0 for jobs known from history).
 nlohmann::json job_entry(const jobs::JobInfo& job, int64_t buf);
 
+// The records of all_jobs(), in the order they are paged: the live jobs (queued, running)
+// first, so the first page carries them, then the others newest first. `oldest_first`: as
+// jobs::Engine::list() returns them.
+std::vector<nlohmann::json> mirror_records(const std::vector<const jobs::JobInfo*>& oldest_first);
+
 class Feedback {
  public:
   using Send = std::function<void(nlohmann::json batch)>;
@@ -69,8 +74,17 @@ class Feedback {
   void submitted(nlohmann::json done);
   // A job's new state for Lua's job mirror (toolhost.jobs(), statusline); see job_entry().
   void job(nlohmann::json job);
-  // Every job the host knows, replacing the mirror (sent when Lua sets the host up).
-  void all_jobs(nlohmann::json jobs);
+  // Every job the host knows, replacing the mirror (sent when Lua sets the host up). It leaves
+  // in pages of at most kAllJobsPage records, one page per batch, a batch per loop turn, so that
+  // Neovim never decodes a big history at once (it held the first query after ready up to
+  // 16 ms with 500 records). A new call restarts the paging.
+  void all_jobs(std::vector<nlohmann::json> records);
+  static constexpr size_t kAllJobsPage = 64;
+  // With a gate, a page leaves only in a batch flushed while `ready()` holds (the host: no
+  // list of batches in Neovim's hands), and the owner calls resume_pages() when that may have
+  // changed: the pages then never pile up into one list, nor in front of a query's answer.
+  void gate_pages(std::function<bool()> ready) { pages_ready_ = std::move(ready); }
+  void resume_pages();
   void event(const std::string& name, nlohmann::json data);
   void notify(const std::string& message, const std::string& level);
 
@@ -82,11 +96,16 @@ class Feedback {
   nlohmann::json& buffer(int64_t buf, const char* list);
   nlohmann::json& top(const char* list);
   void schedule();
+  void add_all_jobs_page(nlohmann::json& batch);
 
   uv_idle_t idle_{};
   Send send_;
   nlohmann::json batch_;
   std::map<int64_t, nlohmann::json> buffers_;
+  std::vector<nlohmann::json> all_jobs_;  // the records all_jobs() still has to page
+  size_t all_jobs_sent_ = 0;
+  bool paging_ = false;
+  std::function<bool()> pages_ready_;
 };
 
 }  // namespace toolhost::session

@@ -215,5 +215,36 @@ TEST_F(UiApply, AllJobsReplacesTheJobMirrorBeforeSingleUpdates) {
   EXPECT_EQ(nvim_.lua("return require('toolhost').statusline()"), "✗1");
 }
 
+// `all_jobs` in pages: each page's records land as it comes, the last drops the jobs no page
+// named, and a record a `jobs` update brought after the first page wins over a later page's
+// (a page is the host's list as setup() saw it).
+TEST_F(UiApply, AllJobsPagesReplaceTheMirrorAndKeepNewerUpdates) {
+  apply(json::object(),
+        {{"jobs", json::array({{{"id", "th-3"}, {"status", "running"}, {"buf", buf_}},
+                               {{"id", "th-8"}, {"status", "failed"}},
+                               {{"id", "th-9"}, {"status", "failed"}, {"buf", buf_}}})}});
+  auto ids_and_statuses = [&] {
+    return nvim_.lua(R"(
+      return vim.tbl_map(function(j) return { j.id, j.status } end,
+                         require("toolhost").jobs({ all = true }))
+    )");
+  };
+  apply(json::object(), {{"all_jobs", json::array({{{"id", "th-4"}, {"status", "running"}}})},
+                         {"all_jobs_page", {{"first", true}, {"last", false}}}});
+  // Paging: the first page is in, the old mirror's jobs stay until the last page.
+  EXPECT_EQ(ids_and_statuses(),
+            json::parse(R"([["th-9", "failed"], ["th-8", "failed"], ["th-4", "running"],
+                              ["th-3", "running"]])"));
+  apply(json::object(), {{"jobs", json::array({{{"id", "th-3"}, {"status", "succeeded"}},
+                                               {{"id", "th-4"}, {"status", "succeeded"}}})}});
+  apply(json::object(), {{"all_jobs", json::array({{{"id", "th-3"}, {"status", "running"}},
+                                                   {{"id", "th-9"}, {"status", "failed"}},
+                                                   {{"id", "th-1"}, {"status", "failed"}}})},
+                         {"all_jobs_page", {{"first", false}, {"last", true}}}});
+  EXPECT_EQ(ids_and_statuses(), json::parse(R"([["th-9", "failed"], ["th-4", "succeeded"],
+                                               ["th-3", "succeeded"], ["th-1", "failed"]])"));
+  EXPECT_EQ(nvim_.lua("return require('toolhost').job('th-9').buf"), buf_);
+}
+
 }  // namespace
 }  // namespace toolhost::e2e
