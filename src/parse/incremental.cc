@@ -341,8 +341,7 @@ IncrementalParser::Replaced IncrementalParser::replace_within_message(size_t a, 
 // the end of a long chat (an agent's block, its result) renumbers nothing above it.
 ParseDelta IncrementalParser::renumber_and_diff(Replaced replaced) {
   for (uint64_t hash : replaced.old_hashes) {
-    auto it = identical_.find(hash);
-    if (--it->second == 0) identical_.erase(it);
+    if (--identical_[hash] == 0) identical_.erase(hash);
   }
   for (uint64_t hash : replaced.new_hashes) ++identical_[hash];
 
