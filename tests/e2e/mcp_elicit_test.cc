@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-json options() {
+json elicit_host_options() {
   json fake = {{"command", "sh"},
                {"args", {TOOLHOST_FIXTURES "/mcp/fake_server.sh", "elicit"}},
                {"auto_approve", {"ask"}}};
@@ -70,7 +70,7 @@ void wait_for_ask(NvimHarness& nvim) {
 }
 
 TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentADeclineOrACancel) {
-  NvimHarness nvim(options());
+  NvimHarness nvim(elicit_host_options());
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   wait_for_ask(nvim);
   int64_t buf = open_chat(nvim, "ask.chat.md");
@@ -125,7 +125,7 @@ void type_into_inputs(NvimHarness& nvim, const json& selects, const std::string&
 }
 
 TEST(McpElicit, WithNeovimsOwnInputAnEmptyLineLeavesAnOptionalFieldOutAndEscCancels) {
-  NvimHarness nvim(options());
+  NvimHarness nvim(elicit_host_options());
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   wait_for_ask(nvim);
   int64_t buf = open_chat(nvim, "ask.chat.md");
@@ -147,7 +147,7 @@ TEST(McpElicit, WithNeovimsOwnInputAnEmptyLineLeavesAnOptionalFieldOutAndEscCanc
 }
 
 TEST(McpElicit, AHeadlessNeovimAnswersWithTheFormsDefaultsWithoutAsking) {
-  NvimHarness nvim(options());
+  NvimHarness nvim(elicit_host_options());
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   nvim.lua(R"(
     _G.asked = 0

@@ -11,10 +11,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kCalls = 20;
+constexpr int kRefreshCalls = 20;
 
-// A buffer of kCalls bash blocks `k1…`, each marked and with a running diagnostic, shown; counts
-// vim.diagnostic.set calls from then on in _G.diagnostic_sets. Returns the buffer.
+// A buffer of kRefreshCalls bash blocks `k1…`, each marked and with a running diagnostic, shown;
+// counts vim.diagnostic.set calls from then on in _G.diagnostic_sets. Returns the buffer.
 int64_t running_calls(NvimHarness& nvim) {
   return nvim
       .lua(R"lua(
@@ -37,7 +37,7 @@ int64_t running_calls(NvimHarness& nvim) {
     end
     return buf
   )lua",
-           json::array({kCalls}))
+           json::array({kRefreshCalls}))
       .get<int64_t>();
 }
 
@@ -102,7 +102,7 @@ TEST(UiRefresh, ResultsArrivingTogetherShareOneDiagnosticsRefresh) {
   NvimHarness nvim;
   int64_t buf = running_calls(nvim);
   json batches = json::array();
-  for (int i = 1; i <= kCalls; ++i) batches.push_back(result_batch(buf, i));
+  for (int i = 1; i <= kRefreshCalls; ++i) batches.push_back(result_batch(buf, i));
   // Every list comes from the host before Neovim's loop turns once: each is queued behind the
   // first, and each one's refresh joins the refresh the first one queued.
   nvim.lua(R"(
@@ -115,7 +115,7 @@ TEST(UiRefresh, ResultsArrivingTogetherShareOneDiagnosticsRefresh) {
            json::array({batches}));
   wait_until_applied(nvim);
   EXPECT_EQ(nvim.lua("return _G.diagnostic_sets").get<int>(), 1);
-  EXPECT_EQ(succeeded(nvim, buf), kCalls);
+  EXPECT_EQ(succeeded(nvim, buf), kRefreshCalls);
   // Each diagnostic is on its block's row now that the blocks are one line each.
   json rows = nvim.lua(R"(
     local rows = {}
@@ -124,7 +124,7 @@ TEST(UiRefresh, ResultsArrivingTogetherShareOneDiagnosticsRefresh) {
     return rows
   )",
                        json::array({buf}));
-  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(rows[i], i);
+  for (int i = 0; i < kRefreshCalls; ++i) EXPECT_EQ(rows[i], i);
 }
 
 // A list that writes nothing (a job started, the running jobs' elapsed time) soon after a
@@ -235,9 +235,9 @@ TEST(UiRefresh, OnlyParseErrorsGetAnUnderlineUnlessTheUserConfiguredIt) {
   ASSERT_FALSE(underlines.contains("no_underline_ns"))
       << "this Neovim's vim.diagnostic keeps no user_data.underline_ns: count the underline "
          "extmarks another way";
-  // The error's, one per row it spans (rows 1 and 2), and none of the kCalls points.
+  // The error's, one per row it spans (rows 1 and 2), and none of the kRefreshCalls points.
   EXPECT_EQ(underlines["by_default"], 2) << underlines.dump();
-  EXPECT_EQ(underlines["every_hint"], kCalls) << underlines.dump();
+  EXPECT_EQ(underlines["every_hint"], kRefreshCalls) << underlines.dump();
   EXPECT_EQ(underlines["none"], 0) << underlines.dump();
 }
 
