@@ -46,26 +46,20 @@ Engine::Job& Engine::create(JobSpec spec) {
     if (!options_.cache_dir.empty())
       info.log_path = options_.cache_dir + "/jobs/" + info.id + ".log";
   };
-  auto queued_line = [&] {
-    return nlohmann::json{{"ev", "queued"},
-                          {"id", info.id},
-                          {"call_id", info.spec.call_id},
-                          {"tool", info.spec.tool},
-                          {"params", info.spec.params},
-                          {"cwd", info.spec.cwd},
-                          {"buffer", info.spec.buffer_name},
-                          {"status", "queued"},
-                          {"queued_at_ms", info.queued_at_ms},
-                          {"log", info.log_path},
-                          {"host", history_.host()}};
-  };
-  if (history_.enabled() && hold_history_) {
-    name(history_.allocate());
-    held_history_.push_back(queued_line());
-  } else if (history_.enabled()) {
+  if (history_.enabled()) {
     history_.allocate([&](uint64_t number) {
       name(number);
-      return queued_line();
+      return nlohmann::json{{"ev", "queued"},
+                            {"id", info.id},
+                            {"call_id", info.spec.call_id},
+                            {"tool", info.spec.tool},
+                            {"params", info.spec.params},
+                            {"cwd", info.spec.cwd},
+                            {"buffer", info.spec.buffer_name},
+                            {"status", "queued"},
+                            {"queued_at_ms", info.queued_at_ms},
+                            {"log", info.log_path},
+                            {"host", history_.host()}};
     });
   } else {
     name(next_number_++);
@@ -158,13 +152,13 @@ void Engine::start(Job& job) {
     for (const auto& [key, value] : job.info.spec.env) env.push_back(key + "=" + value);
   }
   if (!job.process->start(env)) return;  // `finished` comes from the loop
-  write_history({{"ev", "started"},
-                 {"id", job.info.id},
-                 {"status", "running"},
-                 {"started_at_ms", job.info.started_at_ms},
-                 {"pid", job.info.pid},
-                 {"pgid", job.info.pgid},
-                 {"host", history_.host()}});
+  history_.append({{"ev", "started"},
+                   {"id", job.info.id},
+                   {"status", "running"},
+                   {"started_at_ms", job.info.started_at_ms},
+                   {"pid", job.info.pid},
+                   {"pgid", job.info.pgid},
+                   {"host", history_.host()}});
   if (job.events.started) job.events.started(job.info);
 }
 
@@ -200,19 +194,14 @@ void Engine::record_end(const JobInfo& info) {
   }
   line["ev"] = "ended";
   line["host"] = history_.host();
-  write_history(std::move(line));
-}
-
-void Engine::write_history(nlohmann::json line) {
   if (hold_history_) return held_history_.push_back(std::move(line));
   history_.append(std::move(line));
 }
 
 void Engine::write_held_history() {
-  if (held_history_.empty()) return;
   std::vector<nlohmann::json> lines = std::move(held_history_);
   held_history_.clear();
-  history_.append_all(lines);
+  for (nlohmann::json& line : lines) history_.append(std::move(line));
 }
 
 void Engine::finished(Job& job) {

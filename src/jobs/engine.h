@@ -124,11 +124,9 @@ class Engine {
   OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
-  // With `hold`, a job's history lines (queued, started, ended) wait in memory until
-  // write_held_history() (the host writes them once the loop turn's feedback has left: the
-  // lines' JSON dump and locked append, ~55 µs each, are nobody's wait, P2, P8), all of them
-  // in one locked append; trimming and shutdown write them first. Job numbers are taken at
-  // once whatever `hold` says.
+  // With `hold`, a finished job's history line waits in memory until write_held_history() (the
+  // host writes them once the job's feedback has left: the line's JSON dump and locked append,
+  // ~55 µs, are nobody's wait, P2); trimming and shutdown write them first.
   void hold_history(bool hold) { hold_history_ = hold; }
   void write_held_history();
   // Queued and running jobs finish `interrupted`; every group (running jobs, and leftovers of
@@ -155,7 +153,6 @@ class Engine {
   void open_log(Job& job);
   void close_log(Job& job);
   void record_end(const JobInfo& info);
-  void write_history(nlohmann::json line);  // now, or held (hold_history)
   void trim();
   // Trims the history file to history_max jobs, deleting the logs of the jobs it drops.
   void trim_history(bool wait);

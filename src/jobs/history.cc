@@ -275,7 +275,7 @@ uint64_t History::allocate(const std::function<nlohmann::json(uint64_t)>& line_f
   bool locked = try_lock();
   if (locked) sync_counters();  // an older host may have moved the legacy counter
   uint64_t number = take_number();
-  if (nlohmann::json line = line_for(number); !line.is_null()) pending_ += dump(line) + "\n";
+  pending_ += dump(line_for(number)) + "\n";
   if (locked) {
     flush_locked();
     unlock();
@@ -284,18 +284,9 @@ uint64_t History::allocate(const std::function<nlohmann::json(uint64_t)>& line_f
   return number;
 }
 
-uint64_t History::allocate() {
-  if (!enabled()) return 0;
-  return allocate([](uint64_t) { return nlohmann::json(); });
-}
-
 void History::append(nlohmann::json line) {
-  append_all({std::move(line)});
-}
-
-void History::append_all(const std::vector<nlohmann::json>& lines) {
-  if (!enabled() || lines.empty()) return;
-  for (const nlohmann::json& line : lines) pending_ += dump(line) + "\n";
+  if (!enabled()) return;
+  pending_ += dump(line) + "\n";
   if (try_lock()) {
     flush_locked();
     unlock();

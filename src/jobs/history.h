@@ -49,12 +49,8 @@ class History {
   // Takes the next job number (never waits: see history.ids above) and appends
   // `line_for(number)` as append() does.
   uint64_t allocate(const std::function<nlohmann::json(uint64_t)>& line_for);
-  // Takes the next job number, as allocate() does, without a line (its line comes later).
-  uint64_t allocate();
   // Appends a line now when the lock is free, else retries on a timer; lines keep their order.
   void append(nlohmann::json line);
-  // The same for many lines: one locked write for all of them.
-  void append_all(const std::vector<nlohmann::json>& lines);
   // Keeps the newest `keep` jobs (by number), and every job still queued or running on a live
   // host whatever its number (its host writes its log and its next lines); `dropped` is called
   // with each removed record (to delete its log). When another host holds the lock: with `wait`,
