@@ -23,22 +23,31 @@ json elicit_host_options() {
       {"auto_run", true}, {"auto_run_idle_ms", 600000}, {"mcp", {{"servers", {{"fake", fake}}}}}};
 }
 
+// Both kinds of stub answer a vim.ui.select by the item shown as `want` (none: no answer).
+void define_choose_shown(NvimHarness& nvim) {
+  nvim.lua(R"(
+    _G.choose_shown = function(items, opts, want, on_choice)
+      for _, item in ipairs(items) do
+        local shown = opts.format_item and opts.format_item(item) or item
+        if shown == want then return on_choice(item) end
+      end
+      on_choice(nil)
+    end
+  )");
+}
+
 // The stubs answer in turn from `script`: a select takes the item shown as the next answer, an
 // input the next answer; past its end, no answer (<Esc>). Each prompt (an input's with "|" and its
 // default) goes to _G.prompts. A UI is pretended: mcp_elicit asks.
 void answer_with(NvimHarness& nvim, const json& script) {
+  define_choose_shown(nvim);
   nvim.lua(R"(
     local script = ...
     _G.prompts = {}
     local function next_answer() return table.remove(script, 1) end
     vim.ui.select = function(items, opts, on_choice)
       table.insert(_G.prompts, opts.prompt)
-      local want = next_answer()
-      for _, item in ipairs(items) do
-        local shown = opts.format_item and opts.format_item(item) or item
-        if shown == want then return on_choice(item) end
-      end
-      on_choice(nil)
+      _G.choose_shown(items, opts, next_answer(), on_choice)
     end
     vim.ui.input = function(opts, on_confirm)
       table.insert(_G.prompts, opts.prompt .. "|" .. (opts.default or ""))
@@ -103,6 +112,7 @@ TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentADeclin
 // line as for <Esc>): the first select also types `keys`, which the inputs then read. The selects
 // answer from `selects`; the warnings go to _G.warnings.
 void type_into_inputs(NvimHarness& nvim, const json& selects, const std::string& keys) {
+  define_choose_shown(nvim);
   nvim.lua(R"(
     local script, keys = ...
     _G.warnings = {}
@@ -112,12 +122,7 @@ void type_into_inputs(NvimHarness& nvim, const json& selects, const std::string&
         vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), "n", false)
         keys = nil
       end
-      local want = table.remove(script, 1)
-      for _, item in ipairs(items) do
-        local shown = opts.format_item and opts.format_item(item) or item
-        if shown == want then return on_choice(item) end
-      end
-      on_choice(nil)
+      _G.choose_shown(items, opts, table.remove(script, 1), on_choice)
     end
     require("toolhost.mcp_elicit").can_ask = function() return true end
   )",
