@@ -17,30 +17,10 @@ int input_warnings(NvimHarness& nvim) {
   return nvim.lua("return _G.input_warnings").get<int>();
 }
 
-TEST(McpConfigWarnings, AFileWarningIsShownOnceWhateverReloadsTheFiles) {
-  NvimHarness nvim;
-  nvim.lua(R"(
-    _G.input_warnings = 0
-    local notify = vim.notify
-    vim.notify = function(msg, ...)
-      if tostring(msg):find("${input:", 1, true) then _G.input_warnings = _G.input_warnings + 1 end
-      return notify(msg, ...)
-    end
-    local dir = vim.env.XDG_CONFIG_HOME .. "/toolhost"
-    vim.fn.mkdir(dir, "p")
-    vim.fn.writefile({ vim.fn.json_encode({ servers = { vscode = {
-      command = "true", env = { TOKEN = "${input:token}" } } } }) }, dir .. "/mcp.json")
-    vim.fn.mkdir("sub", "p")
-  )");
-  nvim.command("cd sub");  // a new project root: the files are read again
-  ASSERT_EQ(input_warnings(nvim), 1) << "the first reload that finds the file says it";
-  nvim.command("cd ..");
-  nvim.lua("require('toolhost').setup({})");
-  EXPECT_EQ(input_warnings(nvim), 1) << "DirChanged and setup() read it again, and say nothing";
-}
-
-TEST(McpConfigWarnings, AWarningFixedAndBroughtBackIsShownAgain) {
-  NvimHarness nvim;
+// Counts vim.notify's messages that mention `${input:` in _G.input_warnings, and defines
+// _G.write_config(token): the user's toolhost/mcp.json with one server whose env holds `token`,
+// written with "${input:token}" (a warning) at once; makes ./sub, a second project root.
+void watch_input_warnings(NvimHarness& nvim) {
   nvim.lua(R"(
     _G.input_warnings = 0
     vim.notify = function(msg)
@@ -55,6 +35,21 @@ TEST(McpConfigWarnings, AWarningFixedAndBroughtBackIsShownAgain) {
     _G.write_config("${input:token}")
     vim.fn.mkdir("sub", "p")
   )");
+}
+
+TEST(McpConfigWarnings, AFileWarningIsShownOnceWhateverReloadsTheFiles) {
+  NvimHarness nvim;
+  watch_input_warnings(nvim);
+  nvim.command("cd sub");  // a new project root: the files are read again
+  ASSERT_EQ(input_warnings(nvim), 1) << "the first reload that finds the file says it";
+  nvim.command("cd ..");
+  nvim.lua("require('toolhost').setup({})");
+  EXPECT_EQ(input_warnings(nvim), 1) << "DirChanged and setup() read it again, and say nothing";
+}
+
+TEST(McpConfigWarnings, AWarningFixedAndBroughtBackIsShownAgain) {
+  NvimHarness nvim;
+  watch_input_warnings(nvim);
   nvim.command("cd sub");
   ASSERT_EQ(input_warnings(nvim), 1);
   nvim.lua("_G.write_config('fixed')");
