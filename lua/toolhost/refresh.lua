@@ -20,7 +20,7 @@ M.spacing = 4
 M.max_wait_ms = 200
 
 local last = {} -- buf -> { ended = hrtime (ns), cost = ms } of its last refresh
-local queued = {} -- buf -> { after = {fn...}, waits = bool } until its refresh runs
+local queued = {} -- buf -> { after = {fn...}, cancel = fn while it waits } until its refresh runs
 
 -- How long a refresh of `buf` must still wait (ms; 0: it may run now).
 local function wait_ms(buf)
@@ -79,19 +79,18 @@ function M.request(buf, urgent, after)
   local refresh = queued[buf]
   if refresh then
     refresh.after[#refresh.after + 1] = after
-    if not (urgent and refresh.waits) then
+    if not (urgent and refresh.cancel) then
       return false
     end
     -- The waiting refresh runs now instead.
     refresh.cancel()
-    refresh = { after = refresh.after, waits = false }
+    refresh = { after = refresh.after }
     queue(buf, refresh)
     return true
   end
-  refresh = { after = { after }, waits = false }
+  refresh = { after = { after } }
   local wait = urgent and 0 or wait_ms(buf)
   if wait > 0 then
-    refresh.waits = true
     queue(buf, refresh, math.ceil(wait))
     return false
   end
