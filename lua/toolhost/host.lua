@@ -2,8 +2,8 @@
 -- notices when it dies.
 local config = require("toolhost.config")
 local features = require("toolhost.features")
+local groups = require("toolhost.groups")
 
-local uv = vim.uv or vim.loop
 
 local M = {}
 
@@ -50,77 +50,6 @@ function M.dirs()
   return { state = state_home .. "/toolhost", cache = cache, log = cache .. "/toolhost.log" }
 end
 
--- When process `pid` started (clock ticks since boot, field 22 of /proc/<pid>/stat); nil when
--- it is gone or there is no /proc.
-local function start_time(pid)
-  local file = io.open("/proc/" .. pid .. "/stat", "r")
-  if not file then
-    return nil
-  end
-  local text = file:read("*a") or ""
-  file:close()
-  -- The command name (field 2) may hold spaces and parentheses: count from the last ")".
-  local rest = text:match(".*%)%s+(.*)")
-  local fields = rest and vim.split(rest, " ", { plain = true }) or {}
-  return tonumber(fields[20])
-end
-
--- Whether group `pgid` is still the job's (never signal a process we did not start): its
--- leader, when alive, must be the process that started at `start`. A pid is not reused while
--- it still names a group, so a group whose leader is gone is the job's leftovers (or empty).
-local function still_ours(pgid, start)
-  if not start then
-    return true -- no /proc to compare with
-  end
-  local now = start_time(pgid)
-  return now == nil or now == start
-end
-
-local function signal_group(pgid, signal)
-  local ok, rc = pcall(uv.kill, -pgid, signal)
-  return ok and rc == 0
-end
-
--- Groups sent SIGTERM after their host died, one set per dead host: pgid -> leader start
--- time. SIGKILL follows after the grace, or when Neovim exits first.
-local doomed = {}
-
-local function kill_groups(groups)
-  for pgid, start in pairs(groups) do
-    if still_ours(pgid, start) then
-      signal_group(pgid, "sigkill")
-    end
-  end
-end
-
-local function kill_doomed()
-  for groups in pairs(doomed) do
-    kill_groups(groups)
-  end
-  doomed = {}
-end
-
-local function kill_orphaned_groups(proc)
-  -- The host reports every job's process group; if it died, its jobs must not live on: SIGTERM
-  -- now, SIGKILL after kill_grace_ms (or when Neovim exits first) to what ignored it.
-  local groups = {}
-  for pgid, start in pairs(proc.pgids) do
-    if still_ours(pgid, start) and signal_group(pgid, "sigterm") then
-      groups[pgid] = start
-    end
-  end
-  proc.pgids = {}
-  if next(groups) then
-    doomed[groups] = true
-    vim.defer_fn(function()
-      if doomed[groups] then
-        doomed[groups] = nil
-        kill_groups(groups)
-      end
-    end, config.options.kill_grace_ms or 2000)
-  end
-end
-
 -- The calls this host was running or had queued end `interrupted` in their buffers.
 local function mark_interrupted(proc)
   local ui = require("toolhost.ui")
@@ -131,18 +60,9 @@ local function mark_interrupted(proc)
   end
 end
 
--- A job's group is tracked while it runs, with its leader's start time (false when /proc
--- cannot tell), read once: the leader is alive when the host reports the job running.
+-- A job's group is tracked while it runs (groups.lua): the jobs of a host that dies are ended.
 function M.track_pgid(pgid, running)
-  if not pgid or pgid <= 0 then
-    return
-  end
-  local pgids = state.proc.pgids
-  if not running then
-    pgids[pgid] = nil
-  elseif pgids[pgid] == nil then
-    pgids[pgid] = start_time(pgid) or false
-  end
+  groups.track(state.proc.pgids, pgid, running)
 end
 
 function M.running()
@@ -227,7 +147,7 @@ function M.ensure()
   job = vim.fn.jobstart(cmd, {
     rpc = true,
     on_exit = function(_, code)
-      kill_orphaned_groups(proc)
+      groups.kill_orphaned(proc)
       mark_interrupted(proc)
       if state.job ~= job then
         return -- a host stopped by restart(): the current state belongs to its successor
@@ -254,7 +174,7 @@ function M.ensure()
     once = true,
     callback = function()
       proc.stopping = true
-      kill_doomed() -- no SIGKILL timer runs after Neovim
+      groups.kill_doomed() -- no SIGKILL timer runs after Neovim
     end,
   })
   require("toolhost.mcp_trust").announce(job) -- before setup: the project's MCP files count
