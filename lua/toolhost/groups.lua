@@ -8,52 +8,33 @@ local uv = vim.uv or vim.loop
 
 local M = {}
 
--- The start time of a /proc/<pid>/stat text (clock ticks since boot, field 22); nil if none.
-local function stat_start(text)
-  -- The command name (field 2) may hold spaces and parentheses: count from the last ")".
-  local rest = text and text:match(".*%)%s+(.*)")
-  local fields = rest and vim.split(rest, " ", { plain = true }) or {}
-  return tonumber(fields[20])
-end
-
--- When process `pid` started; nil when it is gone or there is no /proc.
+-- When process `pid` started (clock ticks since boot, field 22 of /proc/<pid>/stat); nil when
+-- it is gone or there is no /proc.
 local function start_time(pid)
   local file = io.open("/proc/" .. pid .. "/stat", "r")
   if not file then
     return nil
   end
-  local text = file:read("*a")
+  local text = file:read("*a") or ""
   file:close()
-  return stat_start(text)
+  -- The command name (field 2) may hold spaces and parentheses: count from the last ")".
+  local rest = text:match(".*%)%s+(.*)")
+  local fields = rest and vim.split(rest, " ", { plain = true }) or {}
+  return tonumber(fields[20])
 end
-
--- The same, read off Neovim's thread (libuv's pool) and handed to `done`: reading the stat of
--- a process in the middle of an exec waits for the exec to end, milliseconds under load, and a
--- job's first record arrives while its shell execs the command (bench/NOTES.md, P1).
-local function read_start_time(pid, done)
-  uv.fs_open("/proc/" .. pid .. "/stat", "r", 0, function(open_err, fd)
-    if open_err then
-      return done(nil)
-    end
-    uv.fs_read(fd, 4096, 0, function(read_err, text)
-      uv.fs_close(fd, function() end)
-      done(not read_err and stat_start(text) or nil)
-    end)
-  end)
-end
-
--- A group's start time while read_start_time() is reading it.
-local reading = setmetatable({}, { __tostring = function() return "reading" end })
 
 -- Whether group `pgid` is still the job's (never signal a process we did not start): its
--- leader, when alive, must be the process that started at `start`. A pid is not reused while
--- it still names a group, so a group whose leader is gone is the job's leftovers (or empty).
--- A start still being read was asked for milliseconds ago, when the leader was the job's.
+-- leader, when alive, must be the process that started at `start` (a tick, or the host's
+-- bounds { min, max }). A pid is not reused while it still names a group, so a group whose
+-- leader is gone is the job's leftovers (or empty).
 local function still_ours(pgid, start)
-  if not start or start == reading then
+  if not start then
     return true -- no /proc to compare with
   end
   local now = start_time(pgid)
+  if type(start) == "table" then
+    return now == nil or (now >= start[1] and now <= start[2])
+  end
   return now == nil or now == start
 end
 
@@ -102,21 +83,24 @@ function M.kill_orphaned(proc)
   end
 end
 
--- A job's group is tracked while it runs, with its leader's start time (false when /proc
--- cannot tell), read once, at once: the leader is alive when the host reports the job running.
-function M.track(pgids, pgid, running)
+-- A job's group is tracked while it runs, with its leader's start time: the bounds the host
+-- read around its spawn (`leader_start`), or else read here once (false when /proc cannot
+-- tell), while the leader is alive: the host reports the job running. Reading /proc/<pid>/stat
+-- of a process in the middle of an exec waits for the exec to end, milliseconds under load,
+-- and a job's first record arrives while its shell execs the command (bench/NOTES.md, P1).
+function M.track(pgids, pgid, running, leader_start)
   if not pgid or pgid <= 0 then
     return
   end
   if not running then
     pgids[pgid] = nil
   elseif pgids[pgid] == nil then
-    pgids[pgid] = reading
-    read_start_time(pgid, function(start)
-      if pgids[pgid] == reading then
-        pgids[pgid] = start or false
-      end
-    end)
+    local known = type(leader_start) == "table" and tonumber(leader_start[1]) or 0
+    if known > 0 and tonumber(leader_start[2]) then
+      pgids[pgid] = { known, tonumber(leader_start[2]) }
+    else
+      pgids[pgid] = start_time(pgid) or false
+    end
   end
 end
 

@@ -61,8 +61,8 @@ local function mark_interrupted(proc)
 end
 
 -- A job's group is tracked while it runs (groups.lua): the jobs of a host that dies are ended.
-function M.track_pgid(pgid, running)
-  groups.track(state.proc.pgids, pgid, running)
+function M.track_pgid(pgid, running, leader_start)
+  groups.track(state.proc.pgids, pgid, running, leader_start)
 end
 
 function M.running()

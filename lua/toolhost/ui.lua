@@ -98,7 +98,7 @@ local function update_job(job)
   if paged then
     paged[job.id] = true
   end
-  host.track_pgid(job.pgid, job.status == "running")
+  host.track_pgid(job.pgid, job.status == "running", job.leader_start)
 end
 
 local function batch_callbacks(batch, list)

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -11,9 +12,7 @@
 #include "jobs/job_json.h"
 
 namespace toolhost::jobs {
-namespace {
 
-// Field 22 of /proc/PID/stat: the start time in clock ticks since boot. 0 when unknown.
 uint64_t process_start_time(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -28,7 +27,14 @@ uint64_t process_start_time(int pid) {
   return 0;
 }
 
-}  // namespace
+uint64_t boot_ticks() {
+  timespec now{};
+  ::clock_gettime(CLOCK_BOOTTIME, &now);
+  // The kernel's nsec_to_clock_t: nanoseconds divided by a tick's, truncated.
+  const uint64_t tick_ns = 1000000000ull / static_cast<uint64_t>(::sysconf(_SC_CLK_TCK));
+  return (static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec)) /
+         tick_ns;
+}
 
 nlohmann::json host_id(int pid) {
   return {{"pid", pid}, {"start", process_start_time(pid)}};

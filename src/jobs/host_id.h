@@ -17,6 +17,11 @@ namespace toolhost::jobs {
 nlohmann::json host_id(int pid);
 // This process.
 nlohmann::json this_host();
+// Now, in the unit of a process's start time (clock ticks since boot, as /proc/PID/stat counts
+// it): a child forked between two readings started at a tick between them.
+uint64_t boot_ticks();
+// Field 22 of /proc/PID/stat: the start time in clock ticks since boot. 0 when unknown.
+uint64_t process_start_time(int pid);
 // True while the host named by `host` runs (when its start time cannot be read: while its
 // pid exists). False for anything that is not such an object.
 bool host_alive(const nlohmann::json& host);

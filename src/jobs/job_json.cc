@@ -38,6 +38,7 @@ nlohmann::json job_to_json(const JobInfo& job) {
       {"error", job.error},
       {"pid", job.pid},
       {"pgid", job.pgid},
+      {"leader_start", {job.leader_start_min, job.leader_start_max}},
       {"queued_at_ms", job.queued_at_ms},
       {"started_at_ms", job.started_at_ms},
       {"duration_s", job.duration_s},
@@ -71,6 +72,12 @@ JobInfo job_from_json(const nlohmann::json& json) {
   job.error = string("error");
   job.pid = number_or(json, "pid", 0);
   job.pgid = number_or(json, "pgid", 0);
+  if (auto it = json.find("leader_start"); it != json.end() && it->is_array() && it->size() == 2 &&
+                                           (*it)[0].is_number_unsigned() &&
+                                           (*it)[1].is_number_unsigned()) {
+    job.leader_start_min = (*it)[0].get<uint64_t>();
+    job.leader_start_max = (*it)[1].get<uint64_t>();
+  }
   job.queued_at_ms = number_or(json, "queued_at_ms", int64_t{0});
   job.started_at_ms = number_or(json, "started_at_ms", int64_t{0});
   job.duration_s = number_or(json, "duration_s", 0.0);

@@ -44,8 +44,8 @@ T number_or(const nlohmann::json& object, const char* key, T fallback) {
 }
 
 // {id, call_id, tool, params, cwd, buffer, status, exit_code, signal, error, pid, pgid,
-//  queued_at_ms, started_at_ms, duration_s, stdout{bytes,lines}, stderr{bytes,lines}, log,
-//  log_bytes}. exit_code and signal ("SIGTERM") are null when absent.
+//  leader_start [min, max], queued_at_ms, started_at_ms, duration_s, stdout{bytes,lines},
+//  stderr{bytes,lines}, log, log_bytes}. exit_code and signal ("SIGTERM") are null when absent.
 nlohmann::json job_to_json(const JobInfo& job);
 // The reverse, for records read back from history; unknown or missing fields keep defaults.
 JobInfo job_from_json(const nlohmann::json& json);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "jobs/host_id.h"
 #include "jobs/spawn.h"
 
 namespace toolhost::jobs {
@@ -81,7 +82,9 @@ bool Process::start(const std::vector<std::string>& environment) {
     // Listens before the child exists: its SIGCHLD cannot come too early.
     if (reaping() == Reaping::Sigchld) reaper = &SigchldReaper::of(loop_);
     pid_t pid = 0;
+    info_.leader_start_min = boot_ticks();
     error = spawn_process(info_.spec, environment, out[1], err[1], pid);
+    info_.leader_start_max = boot_ticks();
     if (error != 0) {
       info_.error =
           std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(-error);

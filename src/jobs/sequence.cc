@@ -72,6 +72,8 @@ bool Sequence::start_step() {
   // The running step's group: what a job list shows and what a cancel signals.
   info_.pid = raw->info.pid;
   info_.pgid = raw->info.pgid;
+  info_.leader_start_min = raw->info.leader_start_min;
+  info_.leader_start_max = raw->info.leader_start_max;
   return true;
 }
 

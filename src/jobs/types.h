@@ -109,6 +109,11 @@ struct JobInfo {
   Status status = Status::Queued;
   int pid = 0;
   int pgid = 0;
+  // The leader's start time lies in [min, max] (clock ticks since boot, /proc/PID/stat's
+  // field 22), read around its spawn: Neovim tells the job's group from a stranger's that got
+  // its number with it, without reading /proc while the job execs (groups.lua). 0 when unknown.
+  uint64_t leader_start_min = 0;
+  uint64_t leader_start_max = 0;
   std::optional<int> exit_code;
   std::optional<int> term_signal;
   std::string error;          // why the job could not start, if it could not

@@ -43,6 +43,7 @@ struct ProcStat {
   char state = '?';
   int pgrp = 0;
   int session = 0;
+  uint64_t start_time = 0;  // clock ticks since boot
 };
 
 // /proc/<pid>/stat past the command name (which may hold spaces and parentheses).
@@ -53,6 +54,9 @@ inline bool proc_stat(int pid, ProcStat& out) {
   std::istringstream rest(text.substr(close + 2));
   int ppid = 0;
   rest >> out.state >> ppid >> out.pgrp >> out.session;
+  std::string skipped;
+  for (int field = 7; field < 22; ++field) rest >> skipped;
+  rest >> out.start_time;
   return static_cast<bool>(rest);
 }
 

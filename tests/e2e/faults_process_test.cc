@@ -88,7 +88,7 @@ TEST_F(Faults, HostKilledLeavesAGroupWhosePidWasReusedAlone) {
   RunningChat chat = start(nvim, "reused.chat.md", 1);
   ASSERT_EQ(chat.pgids.size(), 1u);
   // As if the host had reported the stranger's number for a job that started at another time.
-  nvim.lua("require('toolhost.host').current().pgids[...] = 1", json::array({stranger}));
+  nvim.lua("require('toolhost.host').current().pgids[...] = { 1, 2 }", json::array({stranger}));
   std::set<int> job = survivors(chat.marker, chat.pgids);
   job.erase(chat.host_pid);
 
@@ -101,6 +101,23 @@ TEST_F(Faults, HostKilledLeavesAGroupWhosePidWasReusedAlone) {
   ::kill(stranger, SIGKILL);
   int status = 0;
   ::waitpid(stranger, &status, 0);
+}
+
+// A job's group is tracked with the bounds of its leader's start time that the host read around
+// the spawn (groups.lua): what tells it from a stranger's group later, with no read of /proc in
+// Neovim while the job execs (that read stalled Neovim 3-6 ms at a flood's start: P1).
+TEST_F(Faults, RunningJobsGroupIsTrackedWithTheBoundsOfItsLeadersStartTime) {
+  NvimHarness nvim(many_jobs_options(1));
+  RunningChat chat = start(nvim, "bounds.chat.md", 1);
+  ASSERT_EQ(chat.pgids.size(), 1u);
+  const int pgid = *chat.pgids.begin();
+  json bounds =
+      nvim.lua("return require('toolhost.host').current().pgids[...]", json::array({pgid}));
+  ASSERT_TRUE(bounds.is_array() && bounds.size() == 2) << bounds.dump();
+  ProcStat leader;
+  ASSERT_TRUE(proc_stat(pgid, leader));
+  EXPECT_LE(bounds[0].get<uint64_t>(), leader.start_time);
+  EXPECT_GE(bounds[1].get<uint64_t>(), leader.start_time);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <csignal>
 
+#include "jobs/host_id.h"
+#include "jobs/job_json.h"
 #include "test_jobs.h"
 
 namespace toolhost::jobs::testing {
@@ -156,6 +158,29 @@ TEST_F(JobsEngine, CancelKillsGrandchildren) {
   ASSERT_TRUE(run_until(&loop_, [&] { return is_finished(engine.get(id)->status); }));
   EXPECT_EQ(engine.get(id)->status, Status::Canceled);
   EXPECT_TRUE(group_gone(&loop_, pgid)) << "a grandchild survived";
+}
+
+// Neovim tells the job's group from a stranger's that got its number by the leader's start time,
+// which the job carries from its spawn (no read of /proc while the job execs).
+TEST_F(JobsEngine, RunningJobCarriesBoundsOfItsLeadersStartTime) {
+  Engine& engine = make();
+  bool started = false;
+  JobEvents events;
+  events.started = [&](const JobInfo&) { started = true; };
+  std::string id = engine.submit(shell("exec sleep 100"), events);
+  ASSERT_TRUE(run_until(&loop_, [&] { return started; }));
+  const JobInfo& job = *engine.get(id);
+  const uint64_t start = process_start_time(job.pgid);
+  ASSERT_GT(start, 0u);
+  EXPECT_LE(job.leader_start_min, start);
+  EXPECT_GE(job.leader_start_max, start);
+  EXPECT_LE(job.leader_start_max - job.leader_start_min, 1u) << "the bounds say little";
+  // And they travel with the job's record.
+  JobInfo back = job_from_json(job_to_json(job));
+  EXPECT_EQ(back.leader_start_min, job.leader_start_min);
+  EXPECT_EQ(back.leader_start_max, job.leader_start_max);
+  ASSERT_TRUE(engine.cancel(id));
+  ASSERT_TRUE(run_until(&loop_, [&] { return is_finished(engine.get(id)->status); }));
 }
 
 TEST_F(JobsEngine, LeftoverGrandchildIgnoringSigtermIsKilledAfterTheJobEnds) {
