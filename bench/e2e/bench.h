@@ -26,6 +26,7 @@ struct Options {
   std::string source;              // the checkout (plugin, bench/)
   std::string out;                 // writes OUT.md and OUT.json
   std::vector<std::string> micro;  // Google Benchmark JSON files to include
+  bool p1_trace = false;           // BENCH_P1_TRACE: print what delayed P1's slow answers
 };
 
 // Sizes: the issue's, or tiny ones for CI's smoke run.
@@ -65,6 +66,7 @@ class Bench {
   void p7_idle_host();
   void p7_ready_from_c();
   void p1_responsiveness();
+  void print_trace(const std::string& label, uint64_t from, uint64_t to, const json& report);
   void p1_attach_stall();
   void p2_exit_feedback();
   void p3_exec();

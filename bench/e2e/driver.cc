@@ -35,6 +35,7 @@ using toolhost::bench::Sizes;
 
 int main(int argc, char** argv) {
   Options o;
+  o.p1_trace = std::getenv("BENCH_P1_TRACE") != nullptr;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {

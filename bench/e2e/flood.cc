@@ -11,6 +11,23 @@
 
 namespace toolhost::bench {
 
+// BENCH_P1_TRACE: a window's answers slower than 1 ms and Neovim's slices over 0.7 ms (wall,
+// CPU, the costliest step), on Neovim's clock from the window's start, to find what delays them.
+void Bench::print_trace(const std::string& label, uint64_t from, uint64_t to, const json& report) {
+  std::fprintf(stderr, "== P1 %s window, %.1f ms\n", label.c_str(), (to - from) / 1e6);
+  for (const auto& r : probe_->rtts(from, to)) {
+    if (r.ms >= 1.0) {
+      std::fprintf(stderr, "  answer to %8.2f waited %.2f\n", (r.sent - from) / 1e6, r.ms);
+    }
+  }
+  for (const json& s : report.value("trace", json::array())) {
+    if (s[1].get<double>() < 0.7) continue;
+    std::fprintf(stderr, "    slice at %8.2f: %.2f ms, CPU %.2f; step %s %.2f\n",
+                 (s[0].get<double>() - from) / 1e6, s[1].get<double>(), s[2].get<double>(),
+                 s[3].get<std::string>().c_str(), s[4].get<double>());
+  }
+}
+
 void Bench::p1_responsiveness() {
   // Each window's round trips are pooled with the same window's of the other rounds: the
   // producers piped into cat drain 2 GB in ~0.5 s, 100 probes, whose p99 would be their
@@ -36,6 +53,7 @@ void Bench::p1_responsiveness() {
     }
     std::vector<double>& ms = samples[label];
     for (const auto& r : probe_->rtts(from, to)) ms.push_back(r.ms);
+    if (o_.p1_trace && label != "idle") print_trace(label, from, to, report);
     json& out = f_["p1"][label];
     const json previous = out.is_null() ? json::object() : out;
     out = {{"seconds", previous.value("seconds", 0.0) + static_cast<double>(to - from) / 1e9},
@@ -77,7 +95,8 @@ void Bench::p1_responsiveness() {
       return scenario("flood", {{"name", "p1_" + std::string(via) + "_" + std::to_string(round)},
                                 {"via", via},
                                 {"jobs", s_.p1_jobs},
-                                {"bytes", s_.p1_bytes}});
+                                {"bytes", s_.p1_bytes},
+                                {"trace", o_.p1_trace}});
     });
   };
   const int rounds = o_.smoke ? 1 : 5;
@@ -136,8 +155,8 @@ void Bench::p5_drain() {
 // The chat opened first, then attached with the probe running: the host reads it in slices
 // (SPEC 9's max applies to opening a big chat too).
 void Bench::p1_attach_stall() {
-  json opened = scenario("big_chat",
-                         {{"name", "p1_attach_open"}, {"mb", s_.attach_mb}, {"calls", s_.attach_calls}});
+  json opened = scenario(
+      "big_chat", {{"name", "p1_attach_open"}, {"mb", s_.attach_mb}, {"calls", s_.attach_calls}});
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // Neovim settles after the open
   probe_->probing(true);
   uint64_t from = now_ns();
@@ -147,12 +166,10 @@ void Bench::p1_attach_stall() {
   scenario("drop_big", {{"name", "p1_attach_drop"}});
   std::vector<double> ms;
   for (const auto& r : probe_->rtts(from, to)) ms.push_back(r.ms);
-  f_["p1_attach"] = {{"mb", s_.attach_mb},
-                     {"rows", opened["rows"]},
-                     {"rtt_ms", stats(ms)},
-                     {"read_ms", report["read_ms"]},
-                     {"calls", s_.attach_calls},
-                     {"slices", report.value("slices", json::object())}};
+  f_["p1_attach"] = {
+      {"mb", s_.attach_mb},       {"rows", opened["rows"]},
+      {"rtt_ms", stats(ms)},      {"read_ms", report["read_ms"]},
+      {"calls", s_.attach_calls}, {"slices", report.value("slices", json::object())}};
 }
 
 }  // namespace toolhost::bench

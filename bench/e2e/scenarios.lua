@@ -141,12 +141,18 @@ function B.flood(args)
     end, function()
       -- The slices Neovim applied the host's feedback in, from :ToolRunAll to the last result.
       local slices = require("toolhost.slices").stats()
+      local trace = require("toolhost.slices").trace
+      require("toolhost.slices").trace = nil
       report({ name = name, seconds = (uv.hrtime() - t0) / 1e9, started_ns = t0, ok = ok, bytes = bytes,
-               blocks = result_blocks(buf, "^````result id="), slices = slices })
+               blocks = result_blocks(buf, "^````result id="), slices = slices,
+               trace = trace })
     end)
     when_parsed(buf, args.jobs, function()
       t0 = uv.hrtime()
       require("toolhost.slices").stats(true)
+      if args.trace then
+        require("toolhost.slices").trace = {}
+      end
       require("toolhost").run_all(buf)
     end)
   else

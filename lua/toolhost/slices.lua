@@ -25,6 +25,31 @@ local scheduled, in_slice = false, false
 local keep = 8192
 local costs, slices, steps = {}, 0, 0
 
+-- When bench/ sets it to a table (BENCH_P1_TRACE), each slice appends what it cost: { started
+-- (uv.hrtime), ms, Neovim's CPU ms (getrusage: a slice that took longer was preempted or
+-- blocked), its costliest step ("file:line" where the step was defined), that step's ms }.
+M.trace = nil
+
+local function cpu_ms()
+  local r = uv.getrusage()
+  return (r.utime.sec + r.stime.sec) * 1e3 + (r.utime.usec + r.stime.usec) / 1e3
+end
+
+-- Runs `step`, timed into `slice` when tracing.
+local function run_step(step, slice)
+  if not slice then
+    return pcall(step)
+  end
+  local started = uv.hrtime()
+  local ok, err = pcall(step)
+  local ms = (uv.hrtime() - started) / 1e6
+  if ms > slice[5] then
+    local info = debug.getinfo(step, "S")
+    slice[4], slice[5] = info.short_src .. ":" .. info.linedefined, ms
+  end
+  return ok, err
+end
+
 local function finish(work)
   if work.done then
     local ok, err = pcall(work.done, work)
@@ -45,6 +70,7 @@ local function run(whole)
   in_slice = true
   local started = uv.hrtime()
   local deadline = started + M.budget_ms * 1e6
+  local traced = M.trace and { started, 0, cpu_ms(), "", 0 }
   while queue[1] do
     local work = queue[1]
     if work.dropped and work.dropped() then
@@ -54,7 +80,7 @@ local function run(whole)
       local step = work.steps[work.next]
       work.next = work.next + 1
       steps = steps + 1
-      local ok, err = pcall(step)
+      local ok, err = run_step(step, traced)
       if not ok then
         -- A step that fails loses only itself: the list's other changes are still applied.
         work.errors[#work.errors + 1] = tostring(err)
@@ -74,6 +100,10 @@ local function run(whole)
   in_slice = false
   slices = slices + 1
   costs[(slices - 1) % keep + 1] = (uv.hrtime() - started) / 1e6
+  if traced then
+    traced[2], traced[3] = costs[(slices - 1) % keep + 1], cpu_ms() - traced[3]
+    M.trace[#M.trace + 1] = traced
+  end
   return queue[1] ~= nil
 end
 
