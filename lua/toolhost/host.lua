@@ -103,9 +103,9 @@ function M.accepts_batches(instance, batches)
 end
 
 -- A new working directory is a new project: the host learns it for the MCP project files and
--- for the agents it serves.
+-- for the agents it serves; and it reads the MCP config files again when one is written here.
 local dir_group
-local function announce_on_dir_changed()
+local function announce_project_changes()
   if dir_group then
     return
   end
@@ -117,6 +117,18 @@ local function announce_on_dir_changed()
       if chan then
         require("toolhost.mcp_trust").announce(chan)
         require("toolhost.agents").announce(chan)
+      end
+    end,
+  })
+  -- An MCP config file written here is read again at once (with the others: it is cheap, so
+  -- any file of these names will do, wherever it is).
+  vim.api.nvim_create_autocmd("BufWritePost", {
+    group = dir_group,
+    pattern = { "mcp.json", ".mcp.json", "servers.json" },
+    callback = function()
+      local chan = M.channel()
+      if chan then
+        require("toolhost.mcp_trust").announce(chan, true)
       end
     end,
   })
@@ -180,7 +192,7 @@ function M.ensure()
   require("toolhost.mcp_trust").announce(job) -- before setup: the project's MCP files count
   vim.rpcnotify(job, "toolhost.setup", config.for_host())
   require("toolhost.agents").announce(job)
-  announce_on_dir_changed()
+  announce_project_changes()
   return job
 end
 

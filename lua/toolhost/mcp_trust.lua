@@ -70,8 +70,11 @@ end
 
 -- The project whose files count for the host: Neovim's root, absolute, without a trailing slash.
 -- Tells the host `chan` its project (before its setup, and again when the directory changes).
-function M.announce(chan)
-  vim.rpcnotify(chan, "toolhost.mcp_project", { root = require("toolhost.config").absolute_root() })
+function M.announce(chan, reload)
+  vim.rpcnotify(chan, "toolhost.mcp_project", {
+    root = require("toolhost.config").absolute_root(),
+    reload = reload == true,
+  })
 end
 
 -- The host found project files not accepted yet (at its start, or when they changed).

@@ -118,9 +118,11 @@ void Host::load_mcp(bool setup_ran) {
 Host::Reply Host::mcp_project(const nlohmann::json& raw) {
   Args args(raw);
   std::string root = args.string("root");
+  // A config file written in Neovim: read the files again even where the root stays.
+  const bool reload = args.boolean_or("reload", false);
   if (!args.ok()) return core::error(args.error());
   if (root.empty() || root[0] != '/') return core::error("`root` must be an absolute path");
-  if (root == mcp_root_) return ok();
+  if (root == mcp_root_ && !reload) return ok();
   mcp_root_ = std::move(root);
   if (mcp_configured_) {
     load_mcp(false);

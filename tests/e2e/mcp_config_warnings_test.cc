@@ -1,4 +1,5 @@
-// The MCP config files are read again on every reload (setup(), DirChanged, an acceptance);
+// The MCP config files are read again on every reload (setup(), DirChanged, an acceptance, a
+// config file written in Neovim);
 // what they are warned about is said when it is new, not on every reload.
 #include <gtest/gtest.h>
 
@@ -58,6 +59,20 @@ TEST(McpConfigWarnings, AWarningFixedAndBroughtBackIsShownAgain) {
   nvim.lua("_G.write_config('${input:token}')");
   nvim.command("cd sub");
   EXPECT_EQ(input_warnings(nvim), 2) << "broken again: said again";
+}
+
+TEST(McpConfigWarnings, AConfigFileWrittenInNeovimIsReadAgainAtOnce) {
+  NvimHarness nvim;
+  watch_input_warnings(nvim);
+  nvim.command("cd sub");
+  ASSERT_EQ(input_warnings(nvim), 1);
+  // The user edits the file in Neovim and writes it: the new mistake is said, with no setup()
+  // or :cd after it.
+  nvim.command("edit " + nvim.lua("return vim.env.XDG_CONFIG_HOME").get<std::string>() +
+               "/toolhost/mcp.json");
+  nvim.command("%s/input:token/input:other/");
+  nvim.command("write");
+  EXPECT_EQ(input_warnings(nvim), 2) << "the file written was not read again";
 }
 
 TEST(McpConfigWarnings, SetupsOwnErrorsAreShownAgainOnEachSetup) {
