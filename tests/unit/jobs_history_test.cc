@@ -266,6 +266,8 @@ TEST(JobsJson, JobShapeHasEveryField) {
   job.status = Status::TimedOut;
   job.term_signal = SIGTERM;
   job.pid = job.pgid = 42;
+  job.leader_start_min = 5;
+  job.leader_start_max = 6;
   job.queued_at_ms = 1;
   job.started_at_ms = 2;
   job.duration_s = 1.5;
@@ -275,10 +277,11 @@ TEST(JobsJson, JobShapeHasEveryField) {
   nlohmann::json json = job_to_json(job);
   std::set<std::string> keys;
   for (const auto& [key, value] : json.items()) keys.insert(key);
-  EXPECT_EQ(keys, (std::set<std::string>{"id", "call_id", "tool", "params", "cwd", "buffer",
-                                         "status", "exit_code", "signal", "error", "pid", "pgid",
-                                         "queued_at_ms", "started_at_ms", "duration_s", "stdout",
-                                         "stderr", "log", "log_bytes"}));
+  EXPECT_EQ(keys, (std::set<std::string>{
+                      "id",         "call_id", "tool",         "params",       "cwd",
+                      "buffer",     "status",  "exit_code",    "signal",       "error",
+                      "pid",        "pgid",    "leader_start", "queued_at_ms", "started_at_ms",
+                      "duration_s", "stdout",  "stderr",       "log",          "log_bytes"}));
   EXPECT_EQ(json["status"], "timed_out");
   EXPECT_EQ(json["signal"], "SIGTERM");
   EXPECT_TRUE(json["exit_code"].is_null());
