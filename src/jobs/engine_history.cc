@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/fs.h"
+#include "base/memory.h"
 #include "jobs/engine.h"
 #include "jobs/host_id.h"
 #include "jobs/job_json.h"
@@ -26,7 +27,9 @@ void apply_line(JobInfo& info, const nlohmann::json& line) {
 Engine::Engine(uv_loop_t* loop, EngineOptions options)
     : loop_(loop), options_(std::move(options)), history_(loop, options_.state_dir) {
   if (!options_.cache_dir.empty()) base::make_dirs(options_.cache_dir + "/jobs");
-  for (const nlohmann::json& record : history_.load()) {
+  std::vector<nlohmann::json> records = history_.load();
+  const size_t in_file = records.size();
+  for (const nlohmann::json& record : records) {
     JobInfo info = job_from_json(record);
     if (info.number == 0) continue;
     // load() ended the unfinished jobs of dead hosts: these run on live ones (another
@@ -40,8 +43,14 @@ Engine::Engine(uv_loop_t* loop, EngineOptions options)
     index_call(job->info);
     jobs_[job->info.number] = std::move(job);
   }
+  records = {};
   trim();
-  trim_history(true);
+  // The trim reads the whole file again: only when it holds more jobs than it keeps (half the
+  // start-up's work with a full history of small jobs).
+  if (in_file > options_.history_max) trim_history(true);
+  // The records read are freed: give their pages back (a 500-job history left the idle host
+  // at 11 MB instead of 4).
+  base::release_free_memory();
 }
 
 void Engine::refresh_peers() {

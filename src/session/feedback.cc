@@ -125,6 +125,7 @@ void Feedback::add_all_jobs_page(nlohmann::json& batch) {
     all_jobs_.clear();
     all_jobs_sent_ = 0;
     paging_ = false;
+    mirror_sent_ = true;
   }
 }
 

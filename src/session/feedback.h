@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jobs/types.h"
@@ -85,6 +86,8 @@ class Feedback {
   // changed: the pages then never pile up into one list, nor in front of a query's answer.
   void gate_pages(std::function<bool()> ready) { pages_ready_ = std::move(ready); }
   void resume_pages();
+  // True once after the last page of a mirror left (the owner frees what paging it cost).
+  bool take_mirror_sent() { return std::exchange(mirror_sent_, false); }
   void event(const std::string& name, nlohmann::json data);
   void notify(const std::string& message, const std::string& level);
 
@@ -105,6 +108,7 @@ class Feedback {
   std::vector<nlohmann::json> all_jobs_;  // the records all_jobs() still has to page
   size_t all_jobs_sent_ = 0;
   bool paging_ = false;
+  bool mirror_sent_ = false;
   std::function<bool()> pages_ready_;
 };
 

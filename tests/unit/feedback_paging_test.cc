@@ -61,6 +61,20 @@ TEST_F(FeedbackPagingTest, EveryRecordLeavesOnceInPagesOfAtMostThePageSize) {
   EXPECT_EQ(uv_run(loop_.get(), UV_RUN_NOWAIT), 0) << "a handle is still active";
 }
 
+// The host frees the heap the start-up left (the history read, the pages) once the mirror is out.
+TEST_F(FeedbackPagingTest, TheMirrorSaysOnceThatItsLastPageLeft) {
+  feedback_->all_jobs(records("th-", 300));
+  bool said_early = false;
+  ASSERT_TRUE(loop_.run_until([&] {
+    if (last_page_sent()) return true;
+    said_early = said_early || feedback_->take_mirror_sent();
+    return false;
+  }));
+  EXPECT_FALSE(said_early) << "said before the last page left";
+  EXPECT_TRUE(feedback_->take_mirror_sent());
+  EXPECT_FALSE(feedback_->take_mirror_sent()) << "said twice";
+}
+
 TEST_F(FeedbackPagingTest, OtherFeedbackRidesWithThePages) {
   feedback_->all_jobs(records("th-", 100));
   feedback_->notify("hello", "info");

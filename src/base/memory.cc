@@ -1,0 +1,15 @@
+#include "base/memory.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace toolhost::base {
+
+void release_free_memory() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
+}
+
+}  // namespace toolhost::base
