@@ -48,8 +48,7 @@ CallOutcome ended(CallOutcome::Status status, std::string text) {
 
 Client::Client(uv_loop_t* loop, std::unique_ptr<jsonrpc::Transport> transport, Options options,
                Events events)
-    : loop_(loop),
-      transport_(transport.get()),
+    : transport_(transport.get()),
       endpoint_(loop, std::move(transport)),
       options_(std::move(options)),
       events_(std::move(events)) {
