@@ -117,7 +117,7 @@ Json Client::capabilities() const {
 
 void Client::elicit(const Message& message, jsonrpc::Responder responder) {
   std::string error;
-  auto request = parse_elicitation(message.params, error);
+  auto request = parse_elicitation(message.params, error, message.text);
   if (!request) return responder.error(Error{code::kInvalidParams, error, nullptr});
   // The server asks for one of the calls running now (the protocol names none): the answer is
   // still wanted while one of them runs, or, with none running, while the connection is open.
