@@ -2,7 +2,7 @@
 -- form mode; :help toolhost-mcp-elicitation). The host sends one question at a time,
 --   { id = 7, server = "name", message = "...", fields = { { name = "age", type = "integer",
 --     title?, description?, default?, minimum?, maximum?, enum?, enumNames?, oneOf?,
---     required = true }, ... } }
+--     required = true }, ... } }  (the fields in the order the server's schema lists them)
 -- and waits for `toolhost.mcp_elicited` { id, action = "accept" | "decline" | "cancel" |
 -- "defaults", content? }. ask() returns at once: the questions come from a scheduled callback,
 -- through vim.ui.select and vim.ui.input (looked up at each use, so that a UI plugin's or a

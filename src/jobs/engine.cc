@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
 
 #include "base/fs.h"
 #include "base/log.h"
@@ -100,6 +101,28 @@ const JobInfo& Engine::refuse(JobSpec spec, std::string reason, Status status) {
   job.info.error = std::move(reason);
   record_end(job.info);
   return job.info;
+}
+
+const JobInfo* Engine::rename_call(const std::string& id, const std::string& call_id) {
+  auto it = jobs_.find(job_number(id));
+  if (it == jobs_.end() || it->second->info.id != id) return nullptr;
+  JobInfo& info = it->second->info;
+  if (info.spec.call_id == call_id) return &info;
+  const std::string before = std::exchange(info.spec.call_id, call_id);
+  auto indexed = newest_by_call_.find(call_key(info.spec.buffer_name, before));
+  if (indexed != newest_by_call_.end() && indexed->second == info.number) {
+    // The old id's newest job is now an older one, if any (a rename is rare: a scan is fine).
+    newest_by_call_.erase(indexed);
+    for (const auto& [number, job] : jobs_) {
+      if (job->info.spec.buffer_name == info.spec.buffer_name && job->info.spec.call_id == before)
+        index_call(job->info);
+    }
+  }
+  index_call(info);
+  // No `ev`: merged over the job's lines (load(), a peer following them), it changes the id
+  // alone.
+  history_.append({{"id", info.id}, {"call_id", call_id}});
+  return &info;
 }
 
 void Engine::start_next() {

@@ -97,6 +97,9 @@ class Engine {
   // (`rejected`). It gets a job id and history lines like any other, with `reason` as its
   // error.
   const JobInfo& refuse(JobSpec spec, std::string reason, Status status = Status::Failed);
+  // The job `id` (this engine's) is now the call `call_id`'s: newest_for_call() and history
+  // (a line of the new id, read over the job's others) say so. Null for an unknown job.
+  const JobInfo* rename_call(const std::string& id, const std::string& call_id);
   // Cancels a queued or running job: true when it will end `canceled`. A job whose process
   // already exited keeps the status its exit gave (false).
   bool cancel(const std::string& id);

@@ -1,7 +1,8 @@
 #pragma once
 // {state_dir}/history.jsonl, shared by every host that uses the same state dir (SPEC 6).
 // One JSON object per line: `queued`, `started` and `ended` lines per job, each tagged with the
-// writing host's pid and start time (host_id.h: how a host is known to be alive). Writers append
+// writing host's pid and start time (host_id.h: how a host is known to be alive), and, for a
+// job whose call got another id (Engine::rename_call), a line of its id and call_id alone. Writers append
 // with O_APPEND under a flock on {state_dir}/history.lock. No call ever waits for that lock on the
 // loop: when another host holds it, lines (and a trim) wait in memory and a timer retries.
 //
@@ -37,7 +38,7 @@ class History {
   const nlohmann::json& host() const { return host_; }
 
   // Reads the file: one merged object per job (the fields of all its lines, later ones
-  // winning, plus "ev" of its last line), in file order. Jobs whose last line is `queued` or
+  // winning, plus "ev" of its last line that has one), in file order. Jobs whose last line is `queued` or
   // `started` and whose host is dead get an `ended` line with status `interrupted` (appended,
   // and set in the returned records). Also makes sure the counter is past every id seen.
   // Reads without the lock when another host holds it: a line being written then is skipped.

@@ -87,7 +87,9 @@ Parsed parse_message(std::string_view text) {
   }
   if (value.is_array()) return refuse(code::kInvalidRequest, "batches are not supported");
   if (!value.is_object()) return refuse(code::kInvalidRequest, "a message must be a JSON object");
-  return from_object(value);
+  Parsed parsed = from_object(value);
+  if (parsed.message) parsed.message->text = text;
+  return parsed;
 }
 
 Message make_request(Json id, std::string method, Json params) {

@@ -40,6 +40,9 @@ struct Message {
   Json params;         // null when absent
   Json result;         // a successful response
   std::optional<Error> error;
+  // The text parse_message() read it from, which the value does not keep all of (the order of
+  // an object's keys): a view, valid while that text lives; for a handler, while it runs.
+  std::string_view text;
 
   bool is_request() const { return kind == Kind::kRequest; }
   bool is_notification() const { return kind == Kind::kNotification; }

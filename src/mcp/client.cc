@@ -48,8 +48,7 @@ CallOutcome ended(CallOutcome::Status status, std::string text) {
 
 Client::Client(uv_loop_t* loop, std::unique_ptr<jsonrpc::Transport> transport, Options options,
                Events events)
-    : loop_(loop),
-      transport_(transport.get()),
+    : transport_(transport.get()),
       endpoint_(loop, std::move(transport)),
       options_(std::move(options)),
       events_(std::move(events)) {
@@ -118,7 +117,7 @@ Json Client::capabilities() const {
 
 void Client::elicit(const Message& message, jsonrpc::Responder responder) {
   std::string error;
-  auto request = parse_elicitation(message.params, error);
+  auto request = parse_elicitation(message.params, error, message.text);
   if (!request) return responder.error(Error{code::kInvalidParams, error, nullptr});
   // The server asks for one of the calls running now (the protocol names none): the answer is
   // still wanted while one of them runs, or, with none running, while the connection is open.

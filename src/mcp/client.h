@@ -134,7 +134,6 @@ class Client {
   Json request(const std::string& method, Json params, jsonrpc::Endpoint::ReplyCallback done,
                uint64_t timeout_ms);
 
-  uv_loop_t* loop_;
   jsonrpc::Transport* transport_;  // owned by endpoint_: told the version the handshake agreed
   jsonrpc::Endpoint endpoint_;
   Options options_;

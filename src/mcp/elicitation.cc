@@ -1,5 +1,7 @@
 #include "mcp/elicitation.h"
 
+#include <algorithm>
+
 #include "mcp/arguments_check.h"
 
 namespace toolhost::mcp {
@@ -37,9 +39,24 @@ std::optional<std::string> check_length(const std::string& name, const Json& pro
   return std::nullopt;
 }
 
+// The keys of params.requestedSchema.properties as `message_text` lists them; none when it is
+// not such a message. parse_message() read the text already, within its depth limit.
+std::vector<std::string> written_property_order(std::string_view message_text) {
+  std::vector<std::string> order;
+  if (message_text.empty()) return order;
+  auto message = nlohmann::ordered_json::parse(message_text, nullptr, false);
+  const nlohmann::ordered_json::json_pointer path("/params/requestedSchema/properties");
+  if (message.is_discarded() || !message.contains(path) || !message[path].is_object()) {
+    return order;
+  }
+  for (const auto& property : message[path].items()) order.push_back(property.key());
+  return order;
+}
+
 }  // namespace
 
-std::optional<ElicitationRequest> parse_elicitation(const Json& params, std::string& error) {
+std::optional<ElicitationRequest> parse_elicitation(const Json& params, std::string& error,
+                                                    std::string_view message_text) {
   if (!params.is_object()) {
     error = "elicitation/create needs params";
     return std::nullopt;
@@ -63,7 +80,21 @@ std::optional<ElicitationRequest> parse_elicitation(const Json& params, std::str
     return std::nullopt;
   }
   request.requested_schema = *schema;
+  request.field_order = written_property_order(message_text);
   return request;
+}
+
+std::vector<std::string> field_names(const ElicitationRequest& request) {
+  const Json properties = request.requested_schema.value("properties", Json::object());
+  std::vector<std::string> names;
+  for (const std::string& name : request.field_order) {
+    bool fresh = std::find(names.begin(), names.end(), name) == names.end();
+    if (fresh && properties.contains(name)) names.push_back(name);
+  }
+  for (const auto& [name, property] : properties.items()) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
 }
 
 ElicitationAnswer answer_with_defaults(const ElicitationRequest& request) {

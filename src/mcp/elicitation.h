@@ -7,6 +7,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "jsonrpc/message.h"
 
@@ -19,6 +21,9 @@ constexpr const char* kElicitationCreate = "elicitation/create";
 struct ElicitationRequest {
   std::string message;
   Json requested_schema = Json::object();  // a flat object schema: properties, required
+  // The properties' names in the order the server wrote them, which Json forgets (it sorts
+  // keys): the form is asked in this order. Empty: name order.
+  std::vector<std::string> field_order;
   // Set by mcp::Client: false once nobody waits for the answer any more (the calls running when
   // the server asked have all ended, or the connection closed), so a question still queued or
   // being asked is dropped. Unset: always wanted.
@@ -44,7 +49,12 @@ using Elicit =
 
 // `elicitation/create`'s params checked: the request, or why it is refused. Only form mode: a
 // `mode` of "url" (2025-11-25) is refused, since toolhost declares form support alone.
-std::optional<ElicitationRequest> parse_elicitation(const Json& params, std::string& error);
+// `message_text`, the request's JSON text, gives field_order.
+std::optional<ElicitationRequest> parse_elicitation(const Json& params, std::string& error,
+                                                    std::string_view message_text = {});
+
+// The names of the form's properties: in field_order, then any it leaves out in name order.
+std::vector<std::string> field_names(const ElicitationRequest& request);
 
 // What a client with no one to ask answers (headless, `toolhost mcp call`): accept with every
 // property's `default`; decline when a required property has none, since accept must carry it.

@@ -32,7 +32,8 @@ nlohmann::json Elicitations::question_json(uint64_t id, const std::string& serve
   if (!required.is_array()) required = nlohmann::json::array();
   nlohmann::json fields = nlohmann::json::array();
   const nlohmann::json properties = schema.value("properties", nlohmann::json::object());
-  for (const auto& [name, property] : properties.items()) {
+  for (const std::string& name : mcp::field_names(request)) {
+    const nlohmann::json& property = properties[name];
     nlohmann::json field = property.is_object() ? property : nlohmann::json::object();
     field["name"] = name;
     field["required"] = std::find(required.begin(), required.end(), name) != required.end();

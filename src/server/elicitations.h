@@ -41,8 +41,8 @@ class Elicitations {
   // Questions waiting, the one being asked included.
   size_t pending() const { return queue_.size(); }
 
-  // The question as Lua gets it: fields in order, each a property of the form with its `name`
-  // and `required`.
+  // The question as Lua gets it: fields in the server's order, each a property of the form with its
+  // `name` and `required`.
   static nlohmann::json question_json(uint64_t id, const std::string& server,
                                       const mcp::ElicitationRequest& request);
 

@@ -143,17 +143,26 @@ bool Session::same_call(const parse::ToolCall& block, const std::string& call_id
 }
 
 void Session::rekey(const std::string& from, const std::string& to) {
+  std::string job_id;
   if (auto it = active_.find(from); it != active_.end()) {
     Active active = std::move(it->second);
     active_.erase(it);
     active.call.id = to;
+    job_id = active.job_id;
     active_.emplace(to, std::move(active));
     renamed_[from] = to;  // its job's events name `from`
   }
   if (auto it = ended_ahead_.find(from); it != ended_ahead_.end()) {
     EndedAhead ended = std::move(it->second);
     ended_ahead_.erase(it);
+    ended.job.spec.call_id = to;
+    job_id = ended.job.id;
     ended_ahead_.emplace(to, std::move(ended));
+  }
+  // The job history (and the block that now has `from`, which never ran) must not take the job
+  // for `from`'s.
+  if (const jobs::JobInfo* job = job_id.empty() ? nullptr : ctx_.engine.rename_call(job_id, to)) {
+    ctx_.feedback.job(job_entry(*job, buf_));
   }
   if (ctx_.observer) ctx_.observer->call_renamed(buf_, from, to);
 }

@@ -210,8 +210,9 @@ Lines unanswered_message() {
 }
 
 // While an agent's call started ahead waits to be written, the user types an identical block
-// above where it goes: the id the call was started under is now that block's, but the job and
-// its result are the agent's block's; the user's block waits as any other.
+// above where it goes: the id the call was started under is now that block's, but the job (in
+// jobs() and history too) and its result are the agent's block's; the user's block waits as any
+// other.
 TEST(AgentsAhead, IdenticalBlockTypedAboveBeforeTheAgentsIsWrittenDoesNotGetItsJob) {
   Project p;
   p.nvim.lua(R"(
@@ -230,6 +231,29 @@ TEST(AgentsAhead, IdenticalBlockTypedAboveBeforeTheAgentsIsWrittenDoesNotGetItsJ
     expected.insert(expected.end(), message.begin(), message.end());
   }
   EXPECT_EQ(normalized(p.nvim.lines(p.buf)), expected);
+
+  // Its job is the agent's block's in jobs() and in the history file too: the user's block,
+  // which has the id it was started under, never ran.
+  barrier(p.nvim, p.buf);
+  json ids = p.nvim.lua(R"(
+    local buf = ...
+    local ui, blocks, jobs, history = require("toolhost.ui"), {}, {}, {}
+    for row, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+      if line == "```json" then blocks[#blocks + 1] = ui.call_at(buf, row - 1) end
+    end
+    for _, job in ipairs(require("toolhost").jobs({ all = true })) do jobs[job.id] = job.call_id end
+    local path = require("toolhost.host").dirs().state .. "/history.jsonl"
+    for _, text in ipairs(vim.fn.readfile(path)) do
+      local line = vim.fn.json_decode(text)
+      if line.call_id then history[line.id] = line.call_id end
+    end
+    return { blocks = blocks, jobs = jobs, history = history }
+  )",
+                        json::array({p.buf}));
+  ASSERT_EQ(ids["blocks"].size(), 3u) << ids;
+  EXPECT_NE(ids["blocks"][1], ids["blocks"][2]) << ids;
+  EXPECT_EQ(ids["jobs"]["th-2"], ids["blocks"][2]) << ids;
+  EXPECT_EQ(ids["history"]["th-2"], ids["blocks"][2]) << ids;
 }
 
 // Neovim failed to write one agent's message (the call ran and answered all the same): the next

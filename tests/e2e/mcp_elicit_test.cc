@@ -83,8 +83,9 @@ TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentADeclin
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   wait_for_ask(nvim);
   int64_t buf = open_chat(nvim, "ask.chat.md");
-  // Fields in name order: age (a word first: asked again), color, name, subscribe.
-  answer_with(nvim, {"Answer", "old", "41", "Red", "Ada", "yes"});
+  // Fields in the order the server wrote them (not name order): name, age (a word first: asked
+  // again), color, subscribe.
+  answer_with(nvim, {"Answer", "Ada", "old", "41", "Red", "yes"});
   std::string text = ask_from_chat(nvim, buf, json::object());
   EXPECT_NE(text.find(R"(Answer: "result":{"action":"accept","content":{"age":41,"color":"red",)"
                       R"("name":"Ada","subscribe":true}})"),
@@ -93,10 +94,10 @@ TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentADeclin
   json prompts = nvim.lua("return _G.prompts");
   ASSERT_EQ(prompts.size(), 6u) << prompts;
   EXPECT_EQ(prompts[0], "MCP server fake asks: Who are you?");
-  EXPECT_EQ(prompts[1], "fake: age (optional): |30");
-  EXPECT_EQ(prompts[2], prompts[1]) << "a word is no integer: age is asked again";
-  EXPECT_EQ(prompts[3], "fake: color");
-  EXPECT_EQ(prompts[4], "fake: Your name [name]: |you");
+  EXPECT_EQ(prompts[1], "fake: Your name [name]: |you");
+  EXPECT_EQ(prompts[2], "fake: age (optional): |30");
+  EXPECT_EQ(prompts[3], prompts[2]) << "a word is no integer: age is asked again";
+  EXPECT_EQ(prompts[4], "fake: color");
   EXPECT_EQ(prompts[5], "fake: subscribe");
 
   answer_with(nvim, {"Decline"});
@@ -109,7 +110,8 @@ TEST(McpElicit, TheUserAnswersEachFieldInNeovimAndTheServerGetsTheContentADeclin
 }
 
 // Keeps Neovim's own vim.ui.input (input(), which on 0.7.2 gives on_confirm nil for an empty
-// line as for <Esc>): the first select also types `keys`, which the inputs then read. The selects
+// line as for <Esc>): the first select also types `keys`, which the inputs then read, as typed
+// keys (feedkeys' "t": an <Esc> not typed runs the command line, :help c_<Esc>). The selects
 // answer from `selects`; the warnings go to _G.warnings.
 void type_into_inputs(NvimHarness& nvim, const json& selects, const std::string& keys) {
   define_choose_shown(nvim);
@@ -119,7 +121,7 @@ void type_into_inputs(NvimHarness& nvim, const json& selects, const std::string&
     vim.notify = function(text) table.insert(_G.warnings, text) end
     vim.ui.select = function(items, opts, on_choice)
       if keys then
-        vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), "n", false)
+        vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), "nt", false)
         keys = nil
       end
       _G.choose_shown(items, opts, table.remove(script, 1), on_choice)
@@ -134,17 +136,17 @@ TEST(McpElicit, WithNeovimsOwnInputAnEmptyLineLeavesAnOptionalFieldOutAndEscCanc
   record_events(nvim, {"ToolhostToolsChanged", "ToolhostJobFinished"});
   wait_for_ask(nvim);
   int64_t buf = open_chat(nvim, "ask.chat.md");
-  // age: a hex number (asked again), then empty: left out; name: empty (required: asked again).
+  // name: empty (required: asked again); age: a hex number (asked again), then empty: left out.
   type_into_inputs(nvim, {"Answer", "Red", "no (default)"},
-                   "<C-u>0x1F<CR><C-u><CR><C-u><CR><C-u>Bob<CR>");
+                   "<C-u><CR><C-u>Bob<CR><C-u>0x1F<CR><C-u><CR>");
   std::string text = ask_from_chat(nvim, buf, json::object());
   EXPECT_NE(text.find(R"(Answer: "result":{"action":"accept","content":{"color":"red",)"
                       R"("name":"Bob","subscribe":false}})"),
             std::string::npos)
       << text;
   json warnings = nvim.lua("return _G.warnings");
-  EXPECT_EQ(warnings, json::array({R"(toolhost: fake: age: "0x1F" is not a number)",
-                                   "toolhost: fake: name is required"}));
+  EXPECT_EQ(warnings, json::array({"toolhost: fake: name is required",
+                                   R"(toolhost: fake: age: "0x1F" is not a number)"}));
 
   type_into_inputs(nvim, {"Answer"}, "<Esc>");
   text = ask_from_chat(nvim, buf, {{"again", true}});

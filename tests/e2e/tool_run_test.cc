@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "e2e/chat_helpers.h"
 #include "e2e/nvim_harness.h"
 
@@ -143,19 +145,32 @@ TEST(ToolRun, EditedBlockIsNotOverwritten) {
 
 TEST(ToolRun, WriteWaitsForInsertModeToEnd) {
   NvimHarness nvim;
-  nvim.forward_user_event("ToolhostJobStarted");
   nvim.forward_user_event("ToolhostJobFinished");
+  nvim.listen("mode");
+  nvim.lua(R"(
+    local chan = ...
+    vim.api.nvim_create_autocmd({ "InsertEnter", "InsertLeave" }, { callback = function(args)
+      vim.rpcnotify(chan, "mode", args.event)
+    end })
+  )",
+           json::array({nvim.channel()}));
   int64_t buf = nvim.open_fixture("bash_block.chat.md", "insert.chat.md");
-  // The user is typing in the buffer when the job ends: the rewrite waits for InsertLeave.
+  // The job ends only once the test creates `go`, so it surely ends while the user types:
+  // nvim_input() is typeahead, and an echo could end before Neovim is in insert mode.
+  const std::string command = "while [ ! -e go ]; do sleep 0.02; done; echo hello from toolhost";
+  nvim.lua("vim.api.nvim_buf_set_lines(0, 5, 6, false, { ... })", json::array({command}));
   nvim.lua("vim.api.nvim_win_set_cursor(0, {5, 0})");
   nvim.command("ToolRun");
   nvim.request("nvim_input", {"Go"});
+  ASSERT_EQ(nvim.wait_for("mode"), "InsertEnter");
+  ASSERT_EQ(nvim.request("nvim_get_mode", json::array())["mode"], "i");
+  std::ofstream(nvim.temp_dir() + "/go") << "go\n";
   nvim.wait_for("ToolhostJobFinished");
   EXPECT_EQ(nvim.lines(buf)[3], "**bash**");
   nvim.request("nvim_input", {"typing<Esc>"});
-  nvim.lua("return 1");  // one round-trip: the input above has been processed
+  ASSERT_EQ(nvim.wait_for("mode"), "InsertLeave");
   auto lines = nvim.lines(buf);
-  EXPECT_EQ(lines[3], "✓ Executed: `echo hello from toolhost`");
+  EXPECT_EQ(lines[3], "✓ Executed: `" + command + "`");
   EXPECT_EQ(lines.back(), "typing");
 }
 

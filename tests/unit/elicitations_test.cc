@@ -68,6 +68,16 @@ TEST_F(ElicitationsTest, NeovimGetsTheServerTheMessageAndEveryFieldWithWhetherIt
   EXPECT_EQ(question["fields"][2]["title"], "Your name");
 }
 
+TEST_F(ElicitationsTest, NeovimGetsTheFieldsInTheServersOrder) {
+  mcp::ElicitationRequest unsorted = form();
+  unsorted.field_order = {"name", "color", "age"};  // as parse_elicitation read the server's text
+  ask(unsorted);
+  ASSERT_EQ(sent_.size(), 1u);
+  std::vector<std::string> names;
+  for (const Json& field : sent_[0]["fields"]) names.push_back(field["name"]);
+  EXPECT_EQ(names, std::vector<std::string>({"name", "color", "age"}));
+}
+
 TEST_F(ElicitationsTest, AnAcceptedFormReachesTheServerWithItsContent) {
   size_t first = ask();
   Json content = {{"name", "Ada"}, {"age", 36}, {"color", "g"}};

@@ -72,6 +72,31 @@ TEST_F(JobsHistory, HeldEndLinesAreWrittenWhenAskedOrAtShutdown) {
   EXPECT_EQ(lines[5]["exit_code"], 4);
 }
 
+// An agent's call started ahead under one id and written as a block with another: the job is
+// the new id's, for this engine and in history, and the old id has its older job again.
+TEST_F(JobsHistory, ARenamedCallsJobIsFoundByItsNewIdAlsoAfterARestart) {
+  TempDir dir;
+  Engine& engine = make(persistent(dir));
+  JobSpec spec = shell("exit 0");
+  spec.buffer_name = "chat.md";
+  spec.call_id = "predicted";
+  const std::string older = run(spec).id;
+  const std::string renamed = run(spec).id;
+  const JobInfo* job = engine.rename_call(renamed, "written");
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->spec.call_id, "written");
+  EXPECT_EQ(engine.newest_for_call("chat.md", "written")->id, renamed);
+  EXPECT_EQ(engine.newest_for_call("chat.md", "predicted")->id, older);
+  EXPECT_EQ(engine.rename_call("th-99", "written"), nullptr);
+  stop();
+
+  Engine& restarted = make(persistent(dir));
+  EXPECT_EQ(restarted.get(renamed)->spec.call_id, "written");
+  EXPECT_EQ(restarted.get(renamed)->status, Status::Succeeded);
+  EXPECT_EQ(restarted.newest_for_call("chat.md", "written")->id, renamed);
+  EXPECT_EQ(restarted.newest_for_call("chat.md", "predicted")->id, older);
+}
+
 TEST_F(JobsHistory, IdsAreUniqueAcrossRestartsAndConcurrentEngines) {
   TempDir dir;
   Engine& engine = make(persistent(dir));

@@ -3,6 +3,7 @@
 // on a socketpair, so the test sees exactly what the client sends. Nothing sleeps.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <functional>
@@ -61,6 +62,25 @@ TEST(Elicitation, HeadlessAnswerDeclinesWhenARequiredFieldHasNoDefault) {
   EXPECT_EQ(elicitation_result(answer_with_defaults(*request)), Json({{"action", "decline"}}));
 }
 
+// A schema whose properties are out of name order, as a server writes it.
+const char* kUnsortedRequest =
+    R"({"jsonrpc":"2.0","id":"raw-1","method":"elicitation/create","params":{"message":"Which?",)"
+    R"("requestedSchema":{"type":"object","properties":{"zeta":{"type":"string"},)"
+    R"("alpha":{"type":"integer"},"mid":{"type":"boolean"}}}}})";
+
+TEST(Elicitation, FieldsFollowTheOrderTheRequestsTextListsThemNotNameOrder) {
+  jsonrpc::Parsed parsed = jsonrpc::parse_message(kUnsortedRequest);
+  ASSERT_TRUE(parsed.message);
+  std::string error;
+  auto request = parse_elicitation(parsed.message->params, error, parsed.message->text);
+  ASSERT_TRUE(request) << error;
+  EXPECT_EQ(request->field_order, std::vector<std::string>({"zeta", "alpha", "mid"}));
+  EXPECT_EQ(field_names(*request), std::vector<std::string>({"zeta", "alpha", "mid"}));
+  // Without the text (a request built in code), and for names the order does not list.
+  request->field_order = {"mid", "gone"};
+  EXPECT_EQ(field_names(*request), std::vector<std::string>({"mid", "alpha", "zeta"}));
+}
+
 TEST(Elicitation, ParseRefusesUrlModeAndMissingMessageOrSchema) {
   std::string error;
   Json url = elicit_params(defaults_schema());
@@ -88,6 +108,7 @@ class McpClientElicitation : public ::testing::Test {
   void connect(Elicit elicit) {
     int fds[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    server_fd_ = fds[0];
     server_ = std::make_unique<Endpoint>(loop_.get(),
                                          StreamTransport::from_fds(loop_.get(), fds[0], fds[0]));
     server_->on_request("initialize", [this](const jsonrpc::Message& m, jsonrpc::Responder r) {
@@ -121,6 +142,7 @@ class McpClientElicitation : public ::testing::Test {
   void (*old_sigpipe_)(int) = SIG_DFL;
   TestLoop loop_;
   std::unique_ptr<Endpoint> server_;
+  int server_fd_ = -1;  // server_'s end: a test writes its own text there, keys unsorted
   std::unique_ptr<Client> client_;
   Json initialize_params_;
 };
@@ -139,6 +161,17 @@ TEST_F(McpClientElicitation, WithAHookItDeclaresTheCapabilityAndSendsTheHooksAns
   EXPECT_EQ(reply.result["action"], "accept");
   EXPECT_EQ(reply.result["content"]["age"], 30);
   EXPECT_EQ(reply.result["content"]["verified"], true);
+}
+
+TEST_F(McpClientElicitation, TheHookGetsTheFieldsInTheOrderTheServerWroteThem) {
+  std::optional<ElicitationRequest> asked;
+  connect([&](const ElicitationRequest& request, std::function<void(ElicitationAnswer)>) {
+    asked = request;
+  });
+  const std::string line = std::string(kUnsortedRequest) + "\n";
+  ASSERT_EQ(::write(server_fd_, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  ASSERT_TRUE(loop_.run_until([&] { return asked.has_value(); }));
+  EXPECT_EQ(field_names(*asked), std::vector<std::string>({"zeta", "alpha", "mid"}));
 }
 
 TEST_F(McpClientElicitation, TheHookMayAnswerLaterAsAUserPromptWould) {

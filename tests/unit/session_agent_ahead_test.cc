@@ -23,6 +23,7 @@ using nlohmann::json;
 using Lines = std::vector<std::string>;
 
 constexpr int64_t kAgentBuf = 3;
+constexpr const char* kAgentBufName = "toolhost://agent/claude-code";
 
 struct Ended {
   std::string call_id;
@@ -52,7 +53,7 @@ class AgentAheadTest : public ::testing::Test {
         engine_(loop_.get(), {}),
         session_(std::make_unique<Session>(
             Context{feedback_, engine_, config_, tools_, nullptr, loop_.get(), &observer_},
-            kAgentBuf, dir_.path(), "toolhost://agent/claude-code")) {
+            kAgentBuf, dir_.path(), kAgentBufName)) {
     std::ofstream(dir_ / "notes.txt") << "buy milk\n";
     session_->load(
         {"USER: claude-code is connected through `toolhost mcp serve`; its calls "
@@ -209,6 +210,17 @@ TEST_F(AgentAheadTest, JobGoesToTheBlockWrittenForItWhenAnIdenticalBlockTookItsI
   EXPECT_EQ(results().count(written), 1u);
   EXPECT_EQ(results().size(), 1u);
   EXPECT_EQ(observer_.renamed, (std::map<std::string, std::string>{{ahead->id, written}}));
+  // The job history too: the user's block, which has the id the job started under, never ran.
+  const jobs::JobInfo* job = engine_.newest_for_call(kAgentBufName, written);
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(engine_.newest_for_call(kAgentBufName, ahead->id), nullptr);
+  json last_record;
+  for (const auto& batch : batches_) {
+    for (const auto& record : batch.value("jobs", json::array())) {
+      if (record["id"] == job->id) last_record = record;
+    }
+  }
+  EXPECT_EQ(last_record["call_id"], written) << last_record;  // Lua's job mirror
 }
 
 }  // namespace
