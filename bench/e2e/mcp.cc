@@ -146,6 +146,7 @@ void Bench::p8_mcp() {
                              all.dump());
   }
   f_["p8"]["toolhost"]["sequential_ms"] = stats(seq["latencies_ms"].get<std::vector<double>>());
+  f_["p8"]["toolhost"]["mcp_hop_ms"] = stats(seq["hops_ms"].get<std::vector<double>>());
   f_["p8"]["toolhost"]["queued_ms"] = all["ms"];
   f_["p8"]["queued"] = queued;
   f_["p8"]["calls"] = sequential;

@@ -93,6 +93,13 @@ void p8_rows(const json& f, std::vector<Row>& r) {
                fmt(sdk, 3) + " / " + fmt(n("/p8/sdk/sequential_ms/p99"), 3) +
                    " (TypeScript SDK client, own server)",
                fmt(th / sdk) + "× the SDK's p50", "p50 no worse than the SDK's", yes(th <= sdk)});
+  // The SDK's round trip is one hop; the path above is two and a rewrite (bench/NOTES-mcp.md).
+  double hop = n("/p8/toolhost/mcp_hop_ms/p50");
+  r.push_back(
+      {"P8 the same calls' MCP hop inside the host (the job's duration: request written "
+       "→ answer read), p50 / p99 (ms)",
+       fmt(hop, 3) + " / " + fmt(n("/p8/toolhost/mcp_hop_ms/p99"), 3), "",
+       fmt(sdk, 3) + " (the SDK's whole call)", fmt(hop / sdk) + "× the SDK's p50", "", ""});
   double queued = n("/p8/queued"), th_all = n("/p8/toolhost/queued_ms"),
          sdk_all = n("/p8/sdk/queued_ms"), overhead = (th_all - sdk_all) / queued;
   r.push_back(

@@ -53,9 +53,11 @@ end
 -- `warm + n` calls one after the other (:ToolRun on each block): from run_at_cursor() to its
 -- ToolhostJobFinished, the result written under the block. In chats of `per_chat` calls: a
 -- call's latency grows with the chat's size (bench/NOTES-mcp.md), and a chat holds a few.
+-- Beside it, each job's duration: the host's own MCP hop (its request written to the answer
+-- read), the part of the path that is the SDK's whole round trip.
 function M.sequential(args)
   local warm, n, per_chat = 5, args.n, args.per_chat or 10
-  local latencies, total_written = {}, 0
+  local latencies, hops, total_written = {}, {}, 0
   local done, t0 = 0, 0
   local buf, rows, i
   local next
@@ -73,7 +75,8 @@ function M.sequential(args)
     if done == warm + n then
       on_finished = nil
       total_written = total_written + written(buf)
-      return report({ name = args.name, latencies_ms = latencies, written = total_written })
+      return report({ name = args.name, latencies_ms = latencies, hops_ms = hops,
+                      written = total_written })
     end
     if i > #rows then
       return open_chat()
@@ -89,6 +92,7 @@ function M.sequential(args)
     done = done + 1
     if done > warm then
       latencies[#latencies + 1] = (uv.hrtime() - t0) / 1e6
+      hops[#hops + 1] = data.duration * 1e3
     end
     vim.schedule(next)
   end

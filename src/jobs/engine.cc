@@ -36,7 +36,7 @@ void Engine::set_options(EngineOptions options) {
   start_next();
 }
 
-Engine::Job& Engine::create(JobSpec spec) {
+Engine::Job& Engine::create(JobSpec spec, bool starts_now) {
   auto job = std::make_unique<Job>();
   JobInfo& info = job->info;
   info.spec = std::move(spec);
@@ -48,20 +48,22 @@ Engine::Job& Engine::create(JobSpec spec) {
       info.log_path = options_.cache_dir + "/jobs/" + info.id + ".log";
   };
   if (history_.enabled()) {
-    history_.allocate([&](uint64_t number) {
-      name(number);
-      return nlohmann::json{{"ev", "queued"},
-                            {"id", info.id},
-                            {"call_id", info.spec.call_id},
-                            {"tool", info.spec.tool},
-                            {"params", info.spec.params},
-                            {"cwd", info.spec.cwd},
-                            {"buffer", info.spec.buffer_name},
-                            {"status", "queued"},
-                            {"queued_at_ms", info.queued_at_ms},
-                            {"log", info.log_path},
-                            {"host", history_.host()}};
-    });
+    history_.allocate(
+        [&](uint64_t number) {
+          name(number);
+          return nlohmann::json{{"ev", "queued"},
+                                {"id", info.id},
+                                {"call_id", info.spec.call_id},
+                                {"tool", info.spec.tool},
+                                {"params", info.spec.params},
+                                {"cwd", info.spec.cwd},
+                                {"buffer", info.spec.buffer_name},
+                                {"status", "queued"},
+                                {"queued_at_ms", info.queued_at_ms},
+                                {"log", info.log_path},
+                                {"host", history_.host()}};
+        },
+        /*write_now=*/!starts_now);
   } else {
     name(next_number_++);
   }
@@ -72,7 +74,9 @@ Engine::Job& Engine::create(JobSpec spec) {
 }
 
 std::string Engine::submit(JobSpec spec, JobEvents events) {
-  Job& job = create(std::move(spec));
+  const bool starts_now = !shutting_down_ && queue_.empty() &&
+                          running_ < static_cast<size_t>(std::max(1, options_.max_concurrent));
+  Job& job = create(std::move(spec), starts_now);
   job.events = std::move(events);
   std::string id = job.info.id;
   if (shutting_down_) {
@@ -191,19 +195,38 @@ void Engine::open_log(Job& job) {
 
 void Engine::on_output(Job& job, std::string_view data) {
   if (job.log_pending) {
-    job.log_pending = false;
-    std::string error = job.log.open(job.info.log_path, options_.log_max_bytes);
-    if (!error.empty()) {
-      log::warn("jobs: cannot create " + job.info.log_path + ": " + error);
-      job.info.log_path.clear();
+    const size_t inline_max = std::min<uint64_t>(kInlineLogMax, options_.log_max_bytes);
+    if (hold_history_ && job.held_log.size() + data.size() <= inline_max) {
+      if (job.held_log.empty()) held_logs_.push_back(job.info.number);
+      job.held_log.append(data);
+      job.info.log_bytes = job.held_log.size();
+      return;
     }
+    create_log_file(job);
   }
   if (!job.log.is_open()) return;
   job.log.write(data);
   job.info.log_bytes = job.log.bytes();
 }
 
+void Engine::create_log_file(Job& job) {
+  job.log_pending = false;
+  std::string error = job.log.open(job.info.log_path, options_.log_max_bytes);
+  if (!error.empty()) {
+    log::warn("jobs: cannot create " + job.info.log_path + ": " + error);
+    job.info.log_path.clear();
+  } else if (!job.held_log.empty()) {
+    job.log.write(job.held_log);
+  }
+  job.held_log.clear();
+  job.held_log.shrink_to_fit();
+}
+
 void Engine::close_log(Job& job) {
+  if (job.log_pending && !job.held_log.empty()) {
+    job.info.inline_log = std::move(job.held_log);
+    job.held_log.clear();
+  }
   job.log_pending = false;
   if (!job.log.is_open()) return;
   job.log.close();
@@ -217,11 +240,20 @@ void Engine::record_end(const JobInfo& info) {
   }
   line["ev"] = "ended";
   line["host"] = history_.host();
+  if (!info.inline_log.empty()) line["output"] = info.inline_log;
   if (hold_history_) return held_history_.push_back(std::move(line));
   history_.append(std::move(line));
 }
 
 void Engine::write_held_history() {
+  // A job still running by now has its log file: whatever it writes is on disk within a turn.
+  for (uint64_t number : held_logs_) {
+    auto it = jobs_.find(number);
+    if (it != jobs_.end() && it->second->log_pending && !it->second->held_log.empty()) {
+      create_log_file(*it->second);
+    }
+  }
+  held_logs_.clear();
   std::vector<nlohmann::json> lines = std::move(held_history_);
   held_history_.clear();
   for (nlohmann::json& line : lines) history_.append(std::move(line));

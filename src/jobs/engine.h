@@ -129,9 +129,13 @@ class Engine {
   size_t queued() const { return queue_.size(); }
   // With `hold`, a finished job's history line waits in memory until write_held_history() (the
   // host writes them once the job's feedback has left: the line's JSON dump and locked append,
-  // ~55 µs, are nobody's wait, P2); trimming and shutdown write them first.
+  // ~55 µs, are nobody's wait, P2); trimming and shutdown write them first. So does a job's
+  // first output, until its log file is created there: a job that ends first having written at
+  // most kInlineLogMax bytes gets no file at all (an ext4 inode cost more than the whole MCP
+  // call, P8); its log is its record's inline_log, in its history line.
   void hold_history(bool hold) { hold_history_ = hold; }
   void write_held_history();
+  static constexpr size_t kInlineLogMax = 512;
   // Queued and running jobs finish `interrupted`; every group (running jobs, and leftovers of
   // finished ones) gets SIGTERM, then SIGKILL after `grace_ms`; history is flushed; `done` runs
   // when every process handle is closed. No job starts afterwards.
@@ -146,14 +150,18 @@ class Engine {
     // The log file is created when the first output comes: most jobs of a chat write little
     // or nothing, and creating a file costs more than starting the job (an inode).
     bool log_pending = false;
+    std::string held_log;  // output waiting for the file (hold_history), in held_logs_
   };
 
-  Job& create(JobSpec spec);
+  // `starts_now`: its queued line goes with its started line, after the job has started (the
+  // request of an MCP call leaves before any history write, P8).
+  Job& create(JobSpec spec, bool starts_now = false);
   void start_next();
   void start(Job& job);
   void finished(Job& job);
   void on_output(Job& job, std::string_view data);
   void open_log(Job& job);
+  void create_log_file(Job& job);
   void close_log(Job& job);
   void record_end(const JobInfo& info);
   void trim();
@@ -179,6 +187,7 @@ class Engine {
   size_t ended_since_trim_ = 0;
   bool hold_history_ = false;
   std::vector<nlohmann::json> held_history_;  // end lines not written yet (hold_history)
+  std::vector<uint64_t> held_logs_;           // jobs whose first output waits for its file
   bool shutting_down_ = false;
   std::function<void()> on_shutdown_;
 };

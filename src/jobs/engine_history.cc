@@ -18,6 +18,7 @@ constexpr const char* kHostExited = "the host that ran this job exited";
 // One history line applied to a job read from history, as History::load() merges lines.
 void apply_line(JobInfo& info, const nlohmann::json& line) {
   nlohmann::json record = job_to_json(info);
+  if (!info.inline_log.empty()) record["output"] = info.inline_log;
   record.update(line);
   info = job_from_json(record);
 }
@@ -153,6 +154,7 @@ void Engine::trim_history(bool wait) {
   history_.trim(
       options_.history_max,
       [this](const nlohmann::json& record) {
+        if (record.contains("output")) return;  // its log had no file
         // A line edited by hand may hold anything where the path goes.
         auto log = record.find("log");
         if (log != record.end() && log->is_string()) delete_log(log->get<std::string>());

@@ -70,6 +70,20 @@ OutputChunk Engine::output(const std::string& id, uint64_t since, size_t max_byt
     chunk.eof = true;
     return chunk;
   }
+  // A log kept in memory: the job's whole log once it ended, or its first output until its
+  // file is created (Engine::hold_history).
+  const std::string* memory = info->inline_log.empty() ? nullptr : &info->inline_log;
+  if (auto job = jobs_.find(info->number);
+      !memory && job != jobs_.end() && job->second->log_pending && !job->second->held_log.empty()) {
+    memory = &job->second->held_log;
+  }
+  if (memory) {
+    const uint64_t from = std::min<uint64_t>(since, memory->size());
+    chunk.data = memory->substr(from, max_bytes);
+    chunk.next = from + chunk.data.size();
+    chunk.eof = chunk.finished && chunk.next >= memory->size();
+    return chunk;
+  }
   if (info->log_path.empty()) {
     chunk.error = "job " + id + " has no log";
     chunk.eof = chunk.finished;

@@ -271,16 +271,18 @@ std::vector<nlohmann::json> History::load() {
   return records;
 }
 
-uint64_t History::allocate(const std::function<nlohmann::json(uint64_t)>& line_for) {
+uint64_t History::allocate(const std::function<nlohmann::json(uint64_t)>& line_for,
+                           bool write_now) {
   bool locked = try_lock();
   if (locked) sync_counters();  // an older host may have moved the legacy counter
   uint64_t number = take_number();
   pending_ += dump(line_for(number)) + "\n";
   if (locked) {
-    flush_locked();
+    // Unwritten, the line still moves the legacy counter past its number under this lock.
+    write_now ? flush_locked() : sync_counters();
     unlock();
   }
-  if (!pending_.empty()) schedule_retry();
+  if (write_now && !pending_.empty()) schedule_retry();
   return number;
 }
 

@@ -48,8 +48,9 @@ class History {
   // file again: applying a job's lines in order twice ends in the same record.
   std::vector<nlohmann::json> updates();
   // Takes the next job number (never waits: see history.ids above) and appends
-  // `line_for(number)` as append() does.
-  uint64_t allocate(const std::function<nlohmann::json(uint64_t)>& line_for);
+  // `line_for(number)` as append() does; without `write_now`, the line waits for the next
+  // append() and goes with it in one locked write.
+  uint64_t allocate(const std::function<nlohmann::json(uint64_t)>& line_for, bool write_now = true);
   // Appends a line now when the lock is free, else retries on a timer; lines keep their order.
   void append(nlohmann::json line);
   // Keeps the newest `keep` jobs (by number), and every job still queued or running on a live

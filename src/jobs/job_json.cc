@@ -89,6 +89,7 @@ JobInfo job_from_json(const nlohmann::json& json) {
   }
   job.log_path = string("log");
   job.log_bytes = number_or(json, "log_bytes", uint64_t{0});
+  job.inline_log = string("output");  // only in history lines (Engine::record_end)
   return job;
 }
 

@@ -122,6 +122,9 @@ struct JobInfo {
   double duration_s = 0;      // monotonic
   std::string log_path;       // {cache_dir}/jobs/{id}.log; empty without a cache dir
   uint64_t log_bytes = 0;     // size of the log file (data, plus the trailer once capped)
+  // The whole log of a job that wrote little and ended before its file was due (Engine's
+  // hold_history): kept here and in its history line instead of a file.
+  std::string inline_log;
   Capture out;
   Capture err;
 };

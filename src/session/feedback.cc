@@ -9,15 +9,19 @@ namespace toolhost::session {
 Feedback::Feedback(uv_loop_t* loop, Send send) : send_(std::move(send)) {
   uv_idle_init(loop, &idle_);
   idle_.data = this;
+  uv_timer_init(loop, &late_);
+  late_.data = this;
 }
 
 void Feedback::close() {
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&idle_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&idle_), nullptr);
+  for (auto* handle :
+       {reinterpret_cast<uv_handle_t*>(&idle_), reinterpret_cast<uv_handle_t*>(&late_)}) {
+    if (!uv_is_closing(handle)) uv_close(handle, nullptr);
   }
 }
 
 void Feedback::schedule() {
+  if (deferring_) return;
   // An active idle handle makes the loop poll without blocking, so the batch leaves at the
   // end of the current iteration whatever callback filled it.
   if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&idle_))) {
@@ -158,8 +162,22 @@ void Feedback::notify(const std::string& message, const std::string& level) {
   top("notify").push_back({{"message", message}, {"level", level}});
 }
 
+void Feedback::deferred(uint64_t ms, const std::function<void()>& add) {
+  const bool outer = deferring_;
+  deferring_ = true;
+  add();
+  deferring_ = outer;
+  if (!outer && ++deferred_ > kDeferredMax) return schedule();
+  const auto* late = reinterpret_cast<uv_handle_t*>(&late_);
+  if (outer || uv_is_active(late) || uv_is_closing(late)) return;
+  uv_timer_start(
+      &late_, [](uv_timer_t* timer) { static_cast<Feedback*>(timer->data)->flush(); }, ms, 0);
+}
+
 void Feedback::flush() {
   uv_idle_stop(&idle_);
+  uv_timer_stop(&late_);
+  deferred_ = 0;
   bool page = paging_ && (!pages_ready_ || pages_ready_());
   if (buffers_.empty() && batch_.is_null() && !page) return;
   nlohmann::json batch = std::move(batch_);

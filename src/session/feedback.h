@@ -93,6 +93,14 @@ class Feedback {
 
   // Sends what is collected now (normally done once per loop iteration).
   void flush();
+  // What `add` collects does not make the batch leave by itself: it goes with the next batch
+  // anything else makes leave, or `ms` from now at the latest. A job's started feedback waits
+  // so: a call that ends by then (an MCP call, a file tool) sends Neovim one list, and Neovim
+  // works on nothing while the server does (P8). Past kDeferredMax of them before a batch
+  // leaves (calls queued at once), they leave at the loop turn's end: Neovim applies them
+  // while the jobs run, not in front of their results.
+  void deferred(uint64_t ms, const std::function<void()>& add);
+  static constexpr size_t kDeferredMax = 8;
 
  private:
   nlohmann::json& entry(int64_t buf);  // the buffer's part of the batch
@@ -102,6 +110,9 @@ class Feedback {
   void add_all_jobs_page(nlohmann::json& batch);
 
   uv_idle_t idle_{};
+  uv_timer_t late_{};       // the deadline of what deferred() collected
+  bool deferring_ = false;  // inside deferred(): collecting does not schedule a flush
+  size_t deferred_ = 0;     // deferred() calls since the last batch left
   Send send_;
   nlohmann::json batch_;
   std::map<int64_t, nlohmann::json> buffers_;

@@ -269,18 +269,23 @@ bool Session::launch(const parse::ToolCall& call, Origin origin, bool automatic,
     renamed_.erase(call_id);
     on_finished(id, job);
   };
-  it->second.job_id = ctx_.engine.submit(std::move(spec), std::move(events));
+  // The job's started feedback goes with its end when it ends soon (Feedback::deferred).
+  ctx_.feedback.deferred(kStartedFeedbackDelayMs, [&] {
+    it->second.job_id = ctx_.engine.submit(std::move(spec), std::move(events));
+  });
   log::info("session: buffer " + std::to_string(buf_) + " runs " + call.tool + " as " +
             it->second.job_id);
   if (!placed) return true;
-  if (const jobs::JobInfo* job = ctx_.engine.find(it->second.job_id);
-      job && job->status == core::Status::Queued) {
-    ctx_.feedback.diagnostic(buf_, call_id, call.start, Severity::Hint,
-                             "⟳ " + call.tool + " (queued)");
-  }
-  // This job's progress at once; the others' at the next tick (each start re-showing every
-  // running job made 1,000 calls started at once cost a million engine lookups).
-  show_progress(call_id, it->second);
+  ctx_.feedback.deferred(kStartedFeedbackDelayMs, [&] {
+    if (const jobs::JobInfo* job = ctx_.engine.find(it->second.job_id);
+        job && job->status == core::Status::Queued) {
+      ctx_.feedback.diagnostic(buf_, call_id, call.start, Severity::Hint,
+                               "⟳ " + call.tool + " (queued)");
+    }
+    // This job's progress at once; the others' at the next tick (each start re-showing every
+    // running job made 1,000 calls started at once cost a million engine lookups).
+    show_progress(call_id, it->second);
+  });
   return true;
 }
 

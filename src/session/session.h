@@ -57,6 +57,10 @@ struct Context {
 
 class Session {
  public:
+  // A job's started feedback (its record, ToolhostJobStarted, the running diagnostic) waits
+  // this long for the job's end, to leave with it (Feedback::deferred).
+  static constexpr uint64_t kStartedFeedbackDelayMs = 10;
+
   Session(Context context, int64_t buf, std::string root, std::string name);
 
   int64_t buf() const { return buf_; }

@@ -158,9 +158,9 @@ void Session::continue_chain() {
 
 void Session::after_handled(const std::string& call_id, core::Status status, bool chained,
                             Origin origin) {
-  bool in_reply = false;
-  for (const parse::ToolCall* call : reply_calls()) in_reply = in_reply || call->id == call_id;
-  if (in_reply) handled_ = true;
+  if (!handled_) {
+    for (const parse::ToolCall* call : reply_calls()) handled_ = handled_ || call->id == call_id;
+  }
   if (chained && chain_) {
     // A failure, rejection or cancel stops the chain (SPEC 4).
     if (status == core::Status::Succeeded) {
@@ -175,7 +175,12 @@ void Session::after_handled(const std::string& call_id, core::Status status, boo
 
 void Session::maybe_all_done() {
   if (all_done_sent_ || !handled_ || detached_ || !run_all_.empty()) return;
-  for (const parse::ToolCall* call : reply_calls()) {
+  // The newest calls first: calls queued at once end about in order, so the last ones are
+  // still running until near the end (from the first, each end walked up to the first call
+  // still running: 1,000 calls queued at once cost half a million lookups).
+  const std::vector<const parse::ToolCall*> calls = reply_calls();
+  for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+    const parse::ToolCall* call = *it;
     if (active_.count(call->id)) return;
     if (std::find(awaiting_.begin(), awaiting_.end(), call->id) != awaiting_.end()) return;
     // The chain goes on to it (or asks its auto_accept function); once the chain stopped (a

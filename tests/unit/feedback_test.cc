@@ -114,5 +114,38 @@ TEST_F(FeedbackTest, ParseErrorsReplaceThePreviousSet) {
   EXPECT_EQ(sent_.size(), 1u);
 }
 
+// A job's started feedback (P8): what deferred() collects waits for the next batch, so a call
+// that ends soon sends one; alone, it leaves at its deadline.
+TEST_F(FeedbackTest, DeferredItemsLeaveWithTheNextBatch) {
+  feedback_->deferred(60000, [&] { feedback_->event("ToolhostJobStarted", {{"id", "th-1"}}); });
+  loop_.poll();
+  loop_.poll();
+  EXPECT_TRUE(sent_.empty()) << "they do not make a batch leave by themselves";
+  feedback_->event("ToolhostJobFinished", {{"id", "th-1"}});
+  ASSERT_TRUE(loop_.run_until([&] { return !sent_.empty(); }));
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(sent_[0]["events"][0]["name"], "ToolhostJobStarted");
+  EXPECT_EQ(sent_[0]["events"][1]["name"], "ToolhostJobFinished");
+}
+
+TEST_F(FeedbackTest, DeferredItemsAloneLeaveAtTheirDeadline) {
+  const uint64_t start = uv_hrtime();
+  feedback_->deferred(20, [&] { feedback_->job({{"id", "th-1"}}); });
+  ASSERT_TRUE(loop_.run_until([&] { return !sent_.empty(); }));
+  EXPECT_GE(uv_hrtime() - start, 20u * 1000 * 1000);
+  EXPECT_EQ(sent_[0]["jobs"], json::array({{{"id", "th-1"}}}));
+}
+
+// Calls queued at once: their started feedback leaves at once, for Neovim to apply while the
+// jobs run rather than in front of their results.
+TEST_F(FeedbackTest, ABurstOfDeferredItemsLeavesAtTheTurnsEnd) {
+  for (size_t i = 0; i <= Feedback::kDeferredMax; ++i) {
+    feedback_->deferred(60000, [&] { feedback_->job({{"id", "th-" + std::to_string(i)}}); });
+  }
+  loop_.poll();
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(sent_[0]["jobs"].size(), Feedback::kDeferredMax + 1);
+}
+
 }  // namespace
 }  // namespace toolhost::session

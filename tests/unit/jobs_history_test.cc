@@ -97,6 +97,38 @@ TEST_F(JobsHistory, ARenamedCallsJobIsFoundByItsNewIdAlsoAfterARestart) {
   EXPECT_EQ(restarted.newest_for_call("chat.md", "predicted")->id, older);
 }
 
+// A job that starts at once has started (an MCP call's request is on its way) before its
+// history is written: its queued and started lines go in one append (P8). One that waits in
+// the queue has its queued line at once.
+TEST_F(JobsHistory, AJobStartingAtOnceStartsBeforeItsLinesWhichGoTogether) {
+  TempDir dir;
+  EngineOptions options = persistent(dir);
+  options.max_concurrent = 1;
+  Engine& engine = make(options);
+  size_t lines_when_started = 99;
+  TaskDone finish;
+  JobSpec first;
+  first.tool = "everything__echo";
+  first.stream = [&](OutputSink, TaskDone done) -> StopHook {
+    lines_when_started = history_lines(dir).size();
+    finish = std::move(done);
+    return nullptr;
+  };
+  engine.submit(first, {});
+  EXPECT_EQ(lines_when_started, 0u);
+  std::vector<nlohmann::json> lines = history_lines(dir);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["ev"], "queued");
+  EXPECT_EQ(lines[1]["ev"], "started");
+  const std::string waiting = engine.submit(shell("exit 0"), {});
+  lines = history_lines(dir);
+  ASSERT_EQ(lines.size(), 3u) << "a job left waiting in the queue is in history at once";
+  EXPECT_EQ(lines[2]["ev"], "queued");
+  EXPECT_EQ(lines[2]["id"], waiting);
+  finish(TaskOutcome{0, "", ""});
+  ASSERT_TRUE(run_until(&loop_, [&] { return engine.get(waiting)->status == Status::Succeeded; }));
+}
+
 TEST_F(JobsHistory, IdsAreUniqueAcrossRestartsAndConcurrentEngines) {
   TempDir dir;
   Engine& engine = make(persistent(dir));
