@@ -21,7 +21,7 @@ struct ApiInfo {
   std::string version;  // "0.7.2"
 };
 
-ApiInfo parse_api_info(const nlohmann::json& result);
+ApiInfo parse_api_info(const msgpack::object& result);
 
 // nvim_buf_lines_event: rows [first, last) were replaced by `lines` (the host attaches without
 // send_buffer, so last == -1, the initial event that carries the whole buffer, never comes).
