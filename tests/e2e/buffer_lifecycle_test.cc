@@ -167,14 +167,7 @@ TEST(BufferLifecycle, InsertModeMakesTheWriteWaitUntilEsc) {
   NvimHarness nvim;
   std::string job;
   int64_t buf = run_first(nvim, "typing.chat.md", {gated("typed")}, &job);
-  nvim.listen("mode");
-  nvim.lua(R"(
-    local chan = ...
-    vim.api.nvim_create_autocmd({ "InsertEnter", "InsertLeave" }, { callback = function(args)
-      vim.rpcnotify(chan, "mode", args.event)
-    end })
-  )",
-           json::array({nvim.channel()}));
+  nvim.forward_insert_mode();
   std::string before = text_of(nvim, buf);
   nvim.request("nvim_input", json::array({"i"}));
   EXPECT_EQ(nvim.wait_for("mode"), "InsertEnter");

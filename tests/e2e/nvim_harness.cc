@@ -191,6 +191,17 @@ void NvimHarness::forward_user_event(const std::string& pattern) {
       {channel_, pattern});
 }
 
+void NvimHarness::forward_insert_mode() {
+  listen("mode");
+  lua(R"(
+    local chan = ...
+    vim.api.nvim_create_autocmd({ "InsertEnter", "InsertLeave" }, { callback = function(args)
+      vim.rpcnotify(chan, "mode", args.event)
+    end })
+  )",
+      {channel_});
+}
+
 void NvimHarness::forward_diagnostics() {
   lua(R"(
     local chan = ...

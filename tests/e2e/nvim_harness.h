@@ -43,6 +43,9 @@ class NvimHarness {
   void listen(const std::string& method);
   // Forwards `User {pattern}` autocmds to this client as notification `pattern`.
   void forward_user_event(const std::string& pattern);
+  // Notifies "mode" with "InsertEnter" / "InsertLeave" as they happen: nvim_input() is typeahead,
+  // so a test waits for the mode it typed its way into.
+  void forward_insert_mode();
   // Forwards DiagnosticChanged as notification "diagnostics" with the buffer's diagnostics.
   void forward_diagnostics();
   // Calls the Lua function `check(chan, batch)` (source text) for every batch of each list

@@ -146,14 +146,7 @@ TEST(ToolRun, EditedBlockIsNotOverwritten) {
 TEST(ToolRun, WriteWaitsForInsertModeToEnd) {
   NvimHarness nvim;
   nvim.forward_user_event("ToolhostJobFinished");
-  nvim.listen("mode");
-  nvim.lua(R"(
-    local chan = ...
-    vim.api.nvim_create_autocmd({ "InsertEnter", "InsertLeave" }, { callback = function(args)
-      vim.rpcnotify(chan, "mode", args.event)
-    end })
-  )",
-           json::array({nvim.channel()}));
+  nvim.forward_insert_mode();
   int64_t buf = nvim.open_fixture("bash_block.chat.md", "insert.chat.md");
   // The job ends only once the test creates `go`, so it surely ends while the user types:
   // nvim_input() is typeahead, and an echo could end before Neovim is in insert mode.

@@ -10,8 +10,6 @@
 namespace toolhost::jobs::testing {
 namespace {
 
-using JobsInlineLog = EngineTest;
-
 // A call of an MCP server's tool whose answer comes when the test says.
 struct Call {
   OutputSink output;
@@ -37,15 +35,26 @@ struct Ended {
   }
 };
 
+// An engine with a history in dir_, holding its history lines (and first outputs) or not, and
+// one call submitted: its id.
+class JobsInlineLog : public EngineTest {
+ protected:
+  std::string submit_call(bool hold) {
+    Engine& engine = make(persistent(dir_));
+    engine.hold_history(hold);
+    return engine.submit(call_.spec(), ended_.events());
+  }
+
+  TempDir dir_;
+  Call call_;
+  Ended ended_;
+};
+
 TEST_F(JobsInlineLog, ACallEndingWithLittleOutputHasNoLogFileAndItsOutputIsReadBack) {
-  TempDir dir;
-  Engine& engine = make(persistent(dir));
-  engine.hold_history(true);
-  Call call;
-  Ended ended;
-  const std::string id = engine.submit(call.spec(), ended.events());
-  call.done(TaskOutcome{0, "Echo: hi\n", ""});
-  ASSERT_TRUE(ended.done);
+  const std::string id = submit_call(true);
+  Engine& engine = *engine_;
+  call_.done(TaskOutcome{0, "Echo: hi\n", ""});
+  ASSERT_TRUE(ended_.done);
   engine.write_held_history();
   const JobInfo* job = engine.get(id);
   ASSERT_NE(job, nullptr);
@@ -55,25 +64,21 @@ TEST_F(JobsInlineLog, ACallEndingWithLittleOutputHasNoLogFileAndItsOutputIsReadB
   EXPECT_EQ(chunk.data, "Echo: hi\n");
   EXPECT_TRUE(chunk.eof);
   EXPECT_EQ(engine.output(id, 6).data, "hi\n") << "offsets count bytes of the log";
-  std::vector<nlohmann::json> lines = history_lines(dir);
+  std::vector<nlohmann::json> lines = history_lines(dir_);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[2]["output"], "Echo: hi\n");
   stop();
 
-  Engine& again = make(persistent(dir));
+  Engine& again = make(persistent(dir_));
   chunk = again.output(id, 0);
   EXPECT_EQ(chunk.data, "Echo: hi\n") << "a restart reads it from history";
   EXPECT_TRUE(chunk.eof);
 }
 
 TEST_F(JobsInlineLog, ARunningJobsHeldOutputIsReadableThenWrittenToItsFile) {
-  TempDir dir;
-  Engine& engine = make(persistent(dir));
-  engine.hold_history(true);
-  Call call;
-  Ended ended;
-  const std::string id = engine.submit(call.spec(), ended.events());
-  call.output("progress 1/2\n");
+  const std::string id = submit_call(true);
+  Engine& engine = *engine_;
+  call_.output("progress 1/2\n");
   const std::string path = engine.get(id)->log_path;
   EXPECT_FALSE(std::filesystem::exists(path));
   OutputChunk chunk = engine.output(id, 0);
@@ -81,38 +86,31 @@ TEST_F(JobsInlineLog, ARunningJobsHeldOutputIsReadableThenWrittenToItsFile) {
   EXPECT_FALSE(chunk.eof);
   engine.write_held_history();
   EXPECT_EQ(read_file(path), "progress 1/2\n") << "on disk within the loop turn";
-  call.done(TaskOutcome{0, "Echo: hi\n", ""});
-  ASSERT_TRUE(ended.done);
+  call_.done(TaskOutcome{0, "Echo: hi\n", ""});
+  ASSERT_TRUE(ended_.done);
   engine.write_held_history();
   EXPECT_EQ(read_file(path), "progress 1/2\nEcho: hi\n");
   chunk = engine.output(id, 0);
   EXPECT_EQ(chunk.data, "progress 1/2\nEcho: hi\n");
   EXPECT_TRUE(chunk.eof);
-  EXPECT_FALSE(history_lines(dir).back().contains("output")) << "its log is the file";
+  EXPECT_FALSE(history_lines(dir_).back().contains("output")) << "its log is the file";
 }
 
 TEST_F(JobsInlineLog, OutputLargerThanTheInlineCapGetsItsFileAtOnce) {
-  TempDir dir;
-  Engine& engine = make(persistent(dir));
-  engine.hold_history(true);
-  Call call;
-  Ended ended;
-  const std::string id = engine.submit(call.spec(), ended.events());
+  const std::string id = submit_call(true);
+  Engine& engine = *engine_;
   const std::string big(Engine::kInlineLogMax + 1, 'x');
-  call.done(TaskOutcome{0, big, ""});
-  ASSERT_TRUE(ended.done);
+  call_.done(TaskOutcome{0, big, ""});
+  ASSERT_TRUE(ended_.done);
   EXPECT_EQ(read_file(engine.get(id)->log_path), big);
   EXPECT_EQ(engine.output(id, 0).data, big);
 }
 
 TEST_F(JobsInlineLog, WithoutHoldingEveryOutputGoesToItsFile) {
-  TempDir dir;
-  Engine& engine = make(persistent(dir));
-  Call call;
-  Ended ended;
-  const std::string id = engine.submit(call.spec(), ended.events());
-  call.done(TaskOutcome{0, "Echo: hi\n", ""});
-  ASSERT_TRUE(ended.done);
+  const std::string id = submit_call(false);
+  Engine& engine = *engine_;
+  call_.done(TaskOutcome{0, "Echo: hi\n", ""});
+  ASSERT_TRUE(ended_.done);
   EXPECT_EQ(read_file(engine.get(id)->log_path), "Echo: hi\n");
 }
 
