@@ -24,18 +24,15 @@ local function start_time(pid)
 end
 
 -- Whether group `pgid` is still the job's (never signal a process we did not start): its
--- leader, when alive, must be the process that started at `start` (a tick, or the host's
--- bounds { min, max }). A pid is not reused while it still names a group, so a group whose
--- leader is gone is the job's leftovers (or empty).
+-- leader, when alive, must be the process that started within `start` ({ min, max } clock
+-- ticks). A pid is not reused while it still names a group, so a group whose leader is gone is
+-- the job's leftovers (or empty).
 local function still_ours(pgid, start)
   if not start then
     return true -- no /proc to compare with
   end
   local now = start_time(pgid)
-  if type(start) == "table" then
-    return now == nil or (now >= start[1] and now <= start[2])
-  end
-  return now == nil or now == start
+  return now == nil or (now >= start[1] and now <= start[2])
 end
 
 local function signal_group(pgid, signal)
@@ -95,11 +92,13 @@ function M.track(pgids, pgid, running, leader_start)
   if not running then
     pgids[pgid] = nil
   elseif pgids[pgid] == nil then
-    local known = type(leader_start) == "table" and tonumber(leader_start[1]) or 0
-    if known > 0 and tonumber(leader_start[2]) then
-      pgids[pgid] = { known, tonumber(leader_start[2]) }
+    local min = type(leader_start) == "table" and tonumber(leader_start[1]) or 0
+    local max = min > 0 and tonumber(leader_start[2])
+    if max then
+      pgids[pgid] = { min, max }
     else
-      pgids[pgid] = start_time(pgid) or false
+      local now = start_time(pgid)
+      pgids[pgid] = now and { now, now } or false
     end
   end
 end

@@ -89,8 +89,9 @@ local function replace_jobs(all, page)
   end
 end
 
--- One step per job: tracking a job's process group reads /proc/<pgid>/stat, which took up
--- to 0.7 ms a job while eight floods were being exec'd on a loaded machine.
+-- One step per job: a running job's first record starts tracking its process group, which
+-- reads /proc/<pgid>/stat when the host sent no `leader_start` (groups.lua; up to 0.7 ms a
+-- job while eight floods were being exec'd on a loaded machine).
 local function update_job(job)
   local host = require("toolhost.host")
   M.job_host[job.id] = host.current() -- only the current host sends batches
@@ -191,7 +192,7 @@ local function list_steps(batches, list)
       steps[#steps + 1] = function()
         update_job(job)
       end
-      -- Only a running job's first record reads /proc.
+      -- Only a running job's first record may read /proc (update_job).
       list.glued[steps[#steps]] = job.status ~= "running" or nil
     end
     steps[#steps + 1] = function()
