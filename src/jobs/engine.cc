@@ -256,7 +256,7 @@ void Engine::write_held_history() {
   held_logs_.clear();
   std::vector<nlohmann::json> lines = std::move(held_history_);
   held_history_.clear();
-  for (nlohmann::json& line : lines) history_.append(std::move(line));
+  history_.append_all(lines);
 }
 
 void Engine::finished(Job& job) {

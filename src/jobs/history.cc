@@ -286,9 +286,19 @@ uint64_t History::allocate(const std::function<nlohmann::json(uint64_t)>& line_f
   return number;
 }
 
-void History::append(nlohmann::json line) {
+void History::append(const nlohmann::json& line) {
   if (!enabled()) return;
   pending_ += dump(line) + "\n";
+  write_pending_now();
+}
+
+void History::append_all(const std::vector<nlohmann::json>& lines) {
+  if (!enabled() || lines.empty()) return;
+  for (const nlohmann::json& line : lines) pending_ += dump(line) + "\n";
+  write_pending_now();
+}
+
+void History::write_pending_now() {
   if (try_lock()) {
     flush_locked();
     unlock();

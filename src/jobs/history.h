@@ -2,9 +2,9 @@
 // {state_dir}/history.jsonl, shared by every host that uses the same state dir (SPEC 6).
 // One JSON object per line: `queued`, `started` and `ended` lines per job, each tagged with the
 // writing host's pid and start time (host_id.h: how a host is known to be alive), and, for a
-// job whose call got another id (Engine::rename_call), a line of its id and call_id alone. Writers append
-// with O_APPEND under a flock on {state_dir}/history.lock. No call ever waits for that lock on the
-// loop: when another host holds it, lines (and a trim) wait in memory and a timer retries.
+// job whose call got another id (Engine::rename_call), a line of its id and call_id alone. Writers
+// append with O_APPEND under a flock on {state_dir}/history.lock. No call ever waits for that lock
+// on the loop: when another host holds it, lines (and a trim) wait in memory and a timer retries.
 //
 // Job numbers come from {state_dir}/history.ids, whose size is the last number handed out:
 // taking one appends a byte, which the kernel serialises, so it needs no lock and never waits.
@@ -38,9 +38,9 @@ class History {
   const nlohmann::json& host() const { return host_; }
 
   // Reads the file: one merged object per job (the fields of all its lines, later ones
-  // winning, plus "ev" of its last line that has one), in file order. Jobs whose last line is `queued` or
-  // `started` and whose host is dead get an `ended` line with status `interrupted` (appended,
-  // and set in the returned records). Also makes sure the counter is past every id seen.
+  // winning, plus "ev" of its last line that has one), in file order. Jobs whose last line is
+  // `queued` or `started` and whose host is dead get an `ended` line with status `interrupted`
+  // (appended, and set in the returned records). Also makes sure the counter is past every id seen.
   // Reads without the lock when another host holds it: a line being written then is skipped.
   std::vector<nlohmann::json> load();
   // The lines written to the file (by any host) since the last load() or updates(), in file
@@ -52,7 +52,9 @@ class History {
   // append() and goes with it in one locked write.
   uint64_t allocate(const std::function<nlohmann::json(uint64_t)>& line_for, bool write_now = true);
   // Appends a line now when the lock is free, else retries on a timer; lines keep their order.
-  void append(nlohmann::json line);
+  void append(const nlohmann::json& line);
+  // The same for many lines: one locked write for all of them.
+  void append_all(const std::vector<nlohmann::json>& lines);
   // Keeps the newest `keep` jobs (by number), and every job still queued or running on a live
   // host whatever its number (its host writes its log and its next lines); `dropped` is called
   // with each removed record (to delete its log). When another host holds the lock: with `wait`,
@@ -80,6 +82,8 @@ class History {
   bool write_pending();
   void trim_locked(size_t keep, const Dropped& dropped);
   void schedule_retry();
+  // The pending lines written now when the lock is free, else on the retry timer.
+  void write_pending_now();
   uint64_t take_number();
   void raise_ids_to(uint64_t at_least);
   std::vector<nlohmann::json> read_records();
