@@ -234,18 +234,12 @@ void Engine::close_log(Job& job) {
 }
 
 void Engine::record_end(const JobInfo& info) {
-  nlohmann::json line = job_to_json(info);
-  for (const char* key : {"call_id", "tool", "params", "cwd", "buffer", "queued_at_ms"}) {
-    line.erase(key);
-  }
-  line["ev"] = "ended";
-  line["host"] = history_.host();
-  if (!info.inline_log.empty()) line["output"] = info.inline_log;
+  nlohmann::json line = end_line(info, history_.host());
   if (hold_history_) return held_history_.push_back(std::move(line));
   history_.append(std::move(line));
 }
 
-void Engine::write_held_history() {
+void Engine::release_held() {
   // A job still running by now has its log file: whatever it writes is on disk within a turn.
   for (uint64_t number : held_logs_) {
     auto it = jobs_.find(number);
@@ -257,12 +251,23 @@ void Engine::write_held_history() {
   std::vector<nlohmann::json> lines = std::move(held_history_);
   held_history_.clear();
   history_.append_all(lines);
+  // The handles of the jobs that ended: their pipes' closes free the kernel's pipe buffers.
+  std::vector<uint64_t> closes = std::move(held_closes_);
+  held_closes_.clear();
+  for (uint64_t number : closes) {
+    auto it = jobs_.find(number);
+    if (it != jobs_.end() && it->second->process) it->second->process->close();
+  }
 }
 
 void Engine::finished(Job& job) {
   if (job.process) {
     --running_;
-    job.process->close();
+    if (hold_history_) {
+      held_closes_.push_back(job.info.number);  // trim() keeps a job while it has a process
+    } else {
+      job.process->close();
+    }
   }
   close_log(job);
   if (job.events.finished) job.events.finished(job.info);
@@ -292,6 +297,8 @@ bool Engine::cancel(const std::string& id) {
 void Engine::shutdown(uint64_t grace_ms, std::function<void()> done) {
   shutting_down_ = true;
   on_shutdown_ = std::move(done);
+  release_held();
+  hold_history_ = false;  // nothing is held past this point: the loop may end any time
   std::deque<Job*> queued;
   queued.swap(queue_);
   for (Job* job : queued) {

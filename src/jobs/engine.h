@@ -127,14 +127,19 @@ class Engine {
   OutputChunk output(const std::string& id, uint64_t since, size_t max_bytes = 4 << 20) const;
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
-  // With `hold`, a finished job's history line waits in memory until write_held_history() (the
-  // host writes them once the job's feedback has left: the line's JSON dump and locked append,
-  // ~55 µs, are nobody's wait, P2); trimming and shutdown write them first. So does a job's
-  // first output, until its log file is created there: a job that ends first having written at
-  // most kInlineLogMax bytes gets no file at all (an ext4 inode cost more than the whole MCP
-  // call, P8); its log is its record's inline_log, in its history line.
+  // With `hold`, what a job's end leaves to do that nobody waits on is held until
+  // release_held(), which the host calls a moment after the job's feedback left (P2: the
+  // feedback's path from the exit to Neovim carries none of it): its history line (a JSON
+  // dump and a locked append), and the close of its process handles (each pipe's close frees
+  // its buffers in the kernel). Trimming and shutdown release them first. So is a job's first
+  // output, until its log file is created there: a job that ends first having written at most
+  // kInlineLogMax bytes gets no file at all (an ext4 inode cost more than the whole MCP call,
+  // P8); its log is its record's inline_log, in its history line.
   void hold_history(bool hold) { hold_history_ = hold; }
-  void write_held_history();
+  bool holds_work() const {
+    return !held_history_.empty() || !held_logs_.empty() || !held_closes_.empty();
+  }
+  void release_held();
   static constexpr size_t kInlineLogMax = 512;
   // Queued and running jobs finish `interrupted`; every group (running jobs, and leftovers of
   // finished ones) gets SIGTERM, then SIGKILL after `grace_ms`; history is flushed; `done` runs
@@ -188,6 +193,7 @@ class Engine {
   bool hold_history_ = false;
   std::vector<nlohmann::json> held_history_;  // end lines not written yet (hold_history)
   std::vector<uint64_t> held_logs_;           // jobs whose first output waits for its file
+  std::vector<uint64_t> held_closes_;         // ended jobs whose executor's close waits
   bool shutting_down_ = false;
   std::function<void()> on_shutdown_;
 };

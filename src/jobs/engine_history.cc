@@ -150,7 +150,7 @@ void Engine::trim() {
 }
 
 void Engine::trim_history(bool wait) {
-  write_held_history();
+  release_held();
   history_.trim(
       options_.history_max,
       [this](const nlohmann::json& record) {

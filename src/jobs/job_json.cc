@@ -20,33 +20,62 @@ std::optional<int> signal_number(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+nlohmann::json stream_to_json(const Capture& capture) {
+  nlohmann::json out = nlohmann::json::object();
+  auto& fields = out.get_ref<nlohmann::json::object_t&>();
+  fields.emplace("bytes", capture.bytes());
+  fields.emplace("lines", capture.lines());
+  return out;
+}
+
+// The fields of a job that change as it runs, in both of its shapes (job_to_json, end_line).
+// Each is emplaced into the object: an initializer list builds a pair array per key and
+// copies it, four times the allocations, and a job's JSON is on the path from its exit to the
+// feedback in Neovim (bench/NOTES-p2.md).
+void add_state(nlohmann::json::object_t& fields, const JobInfo& job) {
+  fields.emplace("id", job.id);
+  fields.emplace("status", to_string(job.status));
+  fields.emplace("exit_code", job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json());
+  fields.emplace("signal", job.term_signal ? nlohmann::json(signal_name(*job.term_signal))
+                                           : nlohmann::json());
+  fields.emplace("error", job.error);
+  fields.emplace("pid", job.pid);
+  fields.emplace("pgid", job.pgid);
+  fields.emplace("leader_start",
+                 nlohmann::json::array({job.leader_start_min, job.leader_start_max}));
+  fields.emplace("started_at_ms", job.started_at_ms);
+  fields.emplace("duration_s", job.duration_s);
+  fields.emplace("stdout", stream_to_json(job.out));
+  fields.emplace("stderr", stream_to_json(job.err));
+  fields.emplace("log", job.log_path);
+  fields.emplace("log_bytes", job.log_bytes);
+}
+
+}  // namespace
+
 nlohmann::json job_to_json(const JobInfo& job) {
-  auto stream = [](const Capture& capture) {
-    return nlohmann::json{{"bytes", capture.bytes()}, {"lines", capture.lines()}};
-  };
-  return {
-      {"id", job.id},
-      {"call_id", job.spec.call_id},
-      {"tool", job.spec.tool},
-      {"params", job.spec.params},
-      {"cwd", job.spec.cwd},
-      {"buffer", job.spec.buffer_name},
-      {"status", to_string(job.status)},
-      {"exit_code", job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json()},
-      {"signal",
-       job.term_signal ? nlohmann::json(signal_name(*job.term_signal)) : nlohmann::json()},
-      {"error", job.error},
-      {"pid", job.pid},
-      {"pgid", job.pgid},
-      {"leader_start", {job.leader_start_min, job.leader_start_max}},
-      {"queued_at_ms", job.queued_at_ms},
-      {"started_at_ms", job.started_at_ms},
-      {"duration_s", job.duration_s},
-      {"stdout", stream(job.out)},
-      {"stderr", stream(job.err)},
-      {"log", job.log_path},
-      {"log_bytes", job.log_bytes},
-  };
+  nlohmann::json out = nlohmann::json::object();
+  auto& fields = out.get_ref<nlohmann::json::object_t&>();
+  add_state(fields, job);
+  fields.emplace("call_id", job.spec.call_id);
+  fields.emplace("tool", job.spec.tool);
+  fields.emplace("params", job.spec.params);
+  fields.emplace("cwd", job.spec.cwd);
+  fields.emplace("buffer", job.spec.buffer_name);
+  fields.emplace("queued_at_ms", job.queued_at_ms);
+  return out;
+}
+
+nlohmann::json end_line(const JobInfo& job, const nlohmann::json& host) {
+  nlohmann::json out = nlohmann::json::object();
+  auto& fields = out.get_ref<nlohmann::json::object_t&>();
+  add_state(fields, job);
+  fields.emplace("ev", "ended");
+  fields.emplace("host", host);
+  if (!job.inline_log.empty()) fields.emplace("output", job.inline_log);
+  return out;
 }
 
 JobInfo job_from_json(const nlohmann::json& json) {

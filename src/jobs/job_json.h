@@ -47,6 +47,11 @@ T number_or(const nlohmann::json& object, const char* key, T fallback) {
 //  leader_start [min, max], queued_at_ms, started_at_ms, duration_s, stdout{bytes,lines},
 //  stderr{bytes,lines}, log, log_bytes}. exit_code and signal ("SIGTERM") are null when absent.
 nlohmann::json job_to_json(const JobInfo& job);
+
+// A finished job's history line ("ev": "ended"): its state without what the queued line said
+// (call, tool, params, cwd, buffer), the writing host, and its inline output when it has one.
+nlohmann::json end_line(const JobInfo& job, const nlohmann::json& host);
+
 // The reverse, for records read back from history; unknown or missing fields keep defaults.
 JobInfo job_from_json(const nlohmann::json& json);
 // {jobs: [job…], total, running, queued}

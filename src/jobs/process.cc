@@ -60,7 +60,7 @@ Process::Process(uv_loop_t* loop, JobInfo& info, uint64_t kill_grace_ms, Events 
 }
 
 Process::~Process() {
-  if (pidfd_ >= 0) ::close(pidfd_);
+  reap_leader();
   if (in_reaper_) {
     if (SigchldReaper* reaper = SigchldReaper::find(loop_)) reaper->remove(info_.pid);
   }
@@ -240,13 +240,18 @@ void Process::hurry(uint64_t grace_ms) {
 
 void Process::on_pidfd(uv_poll_t* handle, int, int) {
   auto* self = static_cast<Process*>(handle->data);
-  std::optional<int> status = reap_pidfd(self->pidfd_);
+  std::optional<int> status = exit_status_pidfd(self->pidfd_);
   if (!status) return;  // still running, or interrupted: the fd stays readable
-  // One exit per child: the watch goes now (the fd after libuv dropped it from epoll).
+  // One exit per child: the watch goes now; the zombie is reaped by close() (reap_leader).
   uv_close(as_handle(handle), on_handle_closed);
-  ::close(self->pidfd_);
-  self->pidfd_ = -1;
   self->exited(*status);
+}
+
+void Process::reap_leader() {
+  if (pidfd_ < 0) return;
+  if (state_ != State::Running) reap_pidfd(pidfd_);  // a zombie by now, or reaped by someone
+  ::close(pidfd_);
+  pidfd_ = -1;
 }
 
 void Process::exited(int status) {
@@ -285,7 +290,7 @@ void Process::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
     return;
   }
   if (nread < 0) {  // EOF or error: this stream is done
-    self->close_pipe(which == Stream::Stdout ? self->out_ : self->err_);
+    self->stop_pipe(which == Stream::Stdout ? self->out_ : self->err_);
     self->maybe_finish();
   }
 }
@@ -302,18 +307,19 @@ void Process::enlarge_pipe(uv_stream_t& stream) {
   }
 }
 
-void Process::close_pipe(uv_pipe_t& pipe) {
-  if (uv_is_closing(as_handle(&pipe))) return;
+void Process::stop_pipe(uv_pipe_t& pipe) {
+  bool& done = &pipe == &out_ ? out_done_ : err_done_;
+  if (done) return;
+  done = true;
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&pipe));
-  uv_close(as_handle(&pipe), on_handle_closed);
 }
 
-bool Process::pipes_closed() {
-  return uv_is_closing(as_handle(&out_)) && uv_is_closing(as_handle(&err_));
+bool Process::pipes_done() const {
+  return out_done_ && err_done_;
 }
 
 void Process::maybe_finish() {
-  if (state_ == State::Exited && pipes_closed()) finish();
+  if (state_ == State::Exited && pipes_done()) finish();
 }
 
 void Process::finish() {
@@ -321,13 +327,9 @@ void Process::finish() {
   const bool spawned = state_ == State::Exited;
   move_to(State::Finished);
   uv_timer_stop(&deadline_);
-  close_pipe(out_);
-  close_pipe(err_);
-  // Leftover grandchildren (still holding the pipes, or detached from them) go too.
-  if (spawned && group_alive()) {
-    ::kill(-info_.pgid, SIGTERM);
-    kill_after(kill_grace_ms_);
-  }
+  stop_pipe(out_);
+  stop_pipe(err_);
+  sweep_leftovers_ = spawned;
   if (!spawned) {
     info_.status = Status::Failed;
   } else if (stop_reason_ != Status::Running) {
@@ -344,6 +346,13 @@ void Process::finish() {
 
 void Process::close() {
   if (state_ == State::Closing) return;
+  // The leader's zombie held its process group: only once it is reaped does kill(-pgid, 0) tell
+  // whether grandchildren are left (still holding the pipes, or detached from them); they go too.
+  reap_leader();
+  if (sweep_leftovers_ && group_alive()) {
+    ::kill(-info_.pgid, SIGTERM);
+    kill_after(kill_grace_ms_);
+  }
   move_to(State::Closing);
   for (uv_handle_t* handle : {as_handle(&out_), as_handle(&err_), as_handle(&deadline_)}) {
     if (!uv_is_closing(handle)) uv_close(handle, on_handle_closed);

@@ -55,15 +55,18 @@ class Process : public Executor {
   // The lifecycle. Every change goes through move_to(); the only ones are
   //   Created -> Running      posix_spawn succeeded
   //   Created -> StartFailed  no spawn; `finished` comes from the next loop iteration
-  //   Running -> Exited       the direct child exited; its pipes may still be open
+  //   Running -> Exited       the direct child exited (a zombie until close() with a pidfd);
+  //                           its pipes may still be open
   //   StartFailed | Exited -> Finished   `finished` reported
   //   any -> Closing          close() (after Finished, as its contract says)
   enum class State { Created, StartFailed, Running, Exited, Finished, Closing };
   void move_to(State next);
 
   void start_timeout();
-  // Both pipes are done: each is closed as soon as its stream reaches EOF (or at finish()).
-  bool pipes_closed();
+  // Both pipes are done: each stops being read at its stream's EOF (or at finish()), and is
+  // closed by close(), which the engine may call a moment later (Engine::release_held: the
+  // fd's close is not on the path from the exit to the job's feedback).
+  bool pipes_done() const;
   void maybe_finish();
   void finish();
   // Signals the group only while it is the one we started: once kill(-pgid, 0) has failed the
@@ -76,7 +79,10 @@ class Process : public Executor {
   // open until it does, and the engine's shutdown waits for it).
   static void on_grace_closing(uv_timer_t* timer);
   static constexpr uint64_t kGoneCheckMs = 10;
-  void close_pipe(uv_pipe_t& pipe);
+  void stop_pipe(uv_pipe_t& pipe);
+  // Reaps the exited leader behind pidfd_ (its exit status was read with WNOWAIT) and closes
+  // the pidfd.
+  void reap_leader();
   void enlarge_pipe(uv_stream_t& stream);
 
   uv_loop_t* loop_;
@@ -97,6 +103,9 @@ class Process : public Executor {
   // Outlives the job (leftovers are killed after it finished), so not part of State: once
   // kill(-pgid, 0) failed with ESRCH the group is gone for good.
   bool group_gone_ = false;
+  bool sweep_leftovers_ = false;  // finish() saw a spawned child exit: close() kills leftovers
+  bool out_done_ = false;
+  bool err_done_ = false;
   bool out_enlarged_ = false;
   bool err_enlarged_ = false;
   Status stop_reason_ = Status::Running;  // TimedOut / Canceled once terminate() ran

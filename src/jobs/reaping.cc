@@ -54,15 +54,27 @@ int pidfd_open(pid_t pid) {
 #endif
 }
 
-std::optional<int> reap_pidfd(int pidfd) {
+namespace {
+
+std::optional<int> wait_pidfd(int pidfd, int flags) {
   siginfo_t info{};
-  int rc =
-      ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info, WEXITED | WNOHANG);
+  int rc = ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info,
+                    WEXITED | WNOHANG | flags);
   if (rc == 0 && info.si_pid == 0) return std::nullopt;  // not yet
   if (rc < 0 && errno == EINTR) return std::nullopt;
   if (rc != 0) return -1;
   // waitid reports the exit code or the signal; waitpid's status packs either.
   return info.si_code == CLD_EXITED ? W_EXITCODE(info.si_status, 0) : info.si_status;
+}
+
+}  // namespace
+
+std::optional<int> reap_pidfd(int pidfd) {
+  return wait_pidfd(pidfd, 0);
+}
+
+std::optional<int> exit_status_pidfd(int pidfd) {
+  return wait_pidfd(pidfd, WNOWAIT);
 }
 
 SigchldReaper::SigchldReaper(uv_loop_t* loop) : loop_(loop) {

@@ -26,6 +26,10 @@ int pidfd_open(pid_t pid);
 // reaped it. Nothing while it runs (a spurious wake-up) or when a signal interrupted the wait:
 // the pidfd stays readable and the loop comes back.
 std::optional<int> reap_pidfd(int pidfd);
+// The same status, leaving the child a zombie to be reaped later (WNOWAIT): the reap frees the
+// task, its /proc entries included, which cost 0.05–0.15 ms that the exit's feedback need not
+// wait for (bench/NOTES-p2.md).
+std::optional<int> exit_status_pidfd(int pidfd);
 
 // The fallback without pidfds: one SIGCHLD watcher per loop, with the pids of that loop's
 // running children; each SIGCHLD reaps those that exited, by pid (never waitpid(-1): other

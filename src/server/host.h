@@ -144,7 +144,9 @@ class Host {
   std::vector<mcp::PendingFile> mcp_pending_;
   std::set<std::string> mcp_said_;  // the warnings and errors of load_mcp()'s last load
   uv_timer_t ticker_{};
-  uv_prepare_t history_writer_{};  // writes the engine's held history lines (see the ctor)
+  uv_prepare_t history_writer_{};  // starts held_work_ when the engine holds work (the ctor)
+  uv_timer_t held_work_{};         // releases it (Engine::release_held)
+  static constexpr uint64_t kHeldWorkDelayMs = 1;
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
   std::set<int64_t> own_detaches_;  // buffers whose nvim_buf_detach is under way
   bool stopping_ = false;           // shutdown() ran: no more batches

@@ -59,7 +59,7 @@ TEST_F(JobsHistory, HeldEndLinesAreWrittenWhenAskedOrAtShutdown) {
   std::vector<nlohmann::json> lines = history_lines(dir);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[1]["ev"], "started");
-  engine.write_held_history();
+  engine.release_held();
   lines = history_lines(dir);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[2]["ev"], "ended");

@@ -1,7 +1,7 @@
 // A job's log while the host holds its first output (Engine::hold_history, P8): a call that
 // ends having written little gets no log file, and its output is still read back (now, and
 // after a restart, from its history line); a job still running gets its file at the next
-// write_held_history(); a large output gets its file at once.
+// release_held(); a large output gets its file at once.
 #include <filesystem>
 #include <string>
 
@@ -55,7 +55,7 @@ TEST_F(JobsInlineLog, ACallEndingWithLittleOutputHasNoLogFileAndItsOutputIsReadB
   Engine& engine = *engine_;
   call_.done(TaskOutcome{0, "Echo: hi\n", ""});
   ASSERT_TRUE(ended_.done);
-  engine.write_held_history();
+  engine.release_held();
   const JobInfo* job = engine.get(id);
   ASSERT_NE(job, nullptr);
   EXPECT_FALSE(std::filesystem::exists(job->log_path)) << "no inode for 9 bytes";
@@ -84,11 +84,11 @@ TEST_F(JobsInlineLog, ARunningJobsHeldOutputIsReadableThenWrittenToItsFile) {
   OutputChunk chunk = engine.output(id, 0);
   EXPECT_EQ(chunk.data, "progress 1/2\n") << ":ToolOutput follows it before the file exists";
   EXPECT_FALSE(chunk.eof);
-  engine.write_held_history();
+  engine.release_held();
   EXPECT_EQ(read_file(path), "progress 1/2\n") << "on disk within the loop turn";
   call_.done(TaskOutcome{0, "Echo: hi\n", ""});
   ASSERT_TRUE(ended_.done);
-  engine.write_held_history();
+  engine.release_held();
   EXPECT_EQ(read_file(path), "progress 1/2\nEcho: hi\n");
   chunk = engine.output(id, 0);
   EXPECT_EQ(chunk.data, "progress 1/2\nEcho: hi\n");
