@@ -45,7 +45,8 @@ class Process : public Executor {
   // Watches the spawned child's exit (its pidfd, or `reaper`); false when it cannot.
   bool watch_exit(SigchldReaper* reaper);
   static void on_pidfd(uv_poll_t* handle, int status, int events);
-  // The direct child was reaped with wait status `status` (-1: reaped by someone else).
+  // The direct child exited with wait status `status` (-1: reaped by someone else); with a
+  // pidfd it stays a zombie until close() (reap_leader).
   void exited(int status);
   static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
