@@ -128,7 +128,7 @@ class Engine {
   size_t running() const { return running_; }
   size_t queued() const { return queue_.size(); }
   // With `hold`, what a job's end leaves to do that nobody waits on is held until
-  // release_held(), which the host calls a moment after the job's feedback left (P2: the
+  // release_held(), which HeldWorkRelease calls a moment after the job's feedback left (P2: the
   // feedback's path from the exit to Neovim carries none of it): its history line (a JSON
   // dump and a locked append), and the close of its process handles (each pipe's close frees
   // its buffers in the kernel). Trimming and shutdown release them first. So is a job's first

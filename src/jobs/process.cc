@@ -329,7 +329,6 @@ void Process::finish() {
   uv_timer_stop(&deadline_);
   stop_pipe(out_);
   stop_pipe(err_);
-  sweep_leftovers_ = spawned;
   if (!spawned) {
     info_.status = Status::Failed;
   } else if (stop_reason_ != Status::Running) {
@@ -347,9 +346,10 @@ void Process::finish() {
 void Process::close() {
   if (state_ == State::Closing) return;
   // The leader's zombie held its process group: only once it is reaped does kill(-pgid, 0) tell
-  // whether grandchildren are left (still holding the pipes, or detached from them); they go too.
+  // whether grandchildren of a finished job are left (still holding the pipes, or detached from
+  // them); they go too. A job that never spawned has no group (pgid 0).
   reap_leader();
-  if (sweep_leftovers_ && group_alive()) {
+  if (state_ == State::Finished && group_alive()) {
     ::kill(-info_.pgid, SIGTERM);
     kill_after(kill_grace_ms_);
   }

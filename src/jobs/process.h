@@ -104,7 +104,6 @@ class Process : public Executor {
   // Outlives the job (leftovers are killed after it finished), so not part of State: once
   // kill(-pgid, 0) failed with ESRCH the group is gone for good.
   bool group_gone_ = false;
-  bool sweep_leftovers_ = false;  // finish() saw a spawned child exit: close() kills leftovers
   bool out_done_ = false;
   bool err_done_ = false;
   bool out_enlarged_ = false;

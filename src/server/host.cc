@@ -45,6 +45,7 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
       config_(*core::config_from_json(nlohmann::json::object())),
       tools_(core::builtin_tool_table()),
       engine_(loop, engine_options(options_)),
+      held_work_(loop, engine_),
       feedback_(loop, [this](nlohmann::json batch) { send_batch(std::move(batch)); }),
       lua_tools_(api_),
       reads_(
@@ -68,26 +69,6 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
           }) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
-  // A finished job's feedback leaves from an idle handle (session::Feedback), at the end of
-  // the loop iteration that saw the exit. What the engine holds of the job's end (its history
-  // line, its handles' closes) is released kHeldWorkDelayMs later, by a timer this prepare
-  // handle starts (libuv runs prepare handles after idle ones): in between the host sleeps, so
-  // Neovim, woken by the feedback, runs at once, even on the core the host ran on (bench/
-  // NOTES-p2.md). Unreferenced: it keeps no loop alive; the timer does, until it fired.
-  engine_.hold_history(true);
-  uv_timer_init(loop_, &held_work_);
-  held_work_.data = this;
-  uv_prepare_init(loop_, &history_writer_);
-  history_writer_.data = this;
-  uv_prepare_start(&history_writer_, [](uv_prepare_t* prepare) {
-    auto* self = static_cast<Host*>(prepare->data);
-    if (!self->engine_.holds_work() || uv_is_active(reinterpret_cast<uv_handle_t*>(&self->held_work_))) return;
-    uv_timer_start(
-        &self->held_work_,
-        [](uv_timer_t* timer) { static_cast<Host*>(timer->data)->engine_.release_held(); },
-        kHeldWorkDelayMs, 0);
-  });
-  uv_unref(reinterpret_cast<uv_handle_t*>(&history_writer_));
 }
 
 void Host::start() {
@@ -394,8 +375,7 @@ void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
     feedback_.close();
     api_.flush_batches();
     uv_close(reinterpret_cast<uv_handle_t*>(&ticker_), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&history_writer_), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&held_work_), nullptr);
+    held_work_.close();
     done();
   };
   engine_.shutdown(grace_ms, one_done);

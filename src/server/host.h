@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/tool_table.h"
 #include "jobs/engine.h"
+#include "jobs/held_work.h"
 #include "mcp/project_trust.h"
 #include "nvim/api.h"
 #include "rpc/peer.h"
@@ -130,6 +131,8 @@ class Host {
   core::Config config_;
   core::ToolTable tools_;
   jobs::Engine engine_;
+  // A finished job's feedback leaves first; its history line and handles' closes follow.
+  jobs::HeldWorkRelease held_work_;
   session::Feedback feedback_;
   LuaTools lua_tools_;
   MethodTable methods_;
@@ -144,9 +147,6 @@ class Host {
   std::vector<mcp::PendingFile> mcp_pending_;
   std::set<std::string> mcp_said_;  // the warnings and errors of load_mcp()'s last load
   uv_timer_t ticker_{};
-  uv_prepare_t history_writer_{};  // starts held_work_ when the engine holds work (the ctor)
-  uv_timer_t held_work_{};         // releases it (Engine::release_held)
-  static constexpr uint64_t kHeldWorkDelayMs = 1;
   std::map<int64_t, std::unique_ptr<session::Session>> sessions_;
   std::set<int64_t> own_detaches_;  // buffers whose nvim_buf_detach is under way
   bool stopping_ = false;           // shutdown() ran: no more batches

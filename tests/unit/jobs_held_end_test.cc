@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "jobs/held_work.h"
 #include "jobs/job_json.h"
 #include "jobs/reaping.h"
 #include "test_jobs.h"
@@ -71,6 +72,20 @@ TEST_F(JobsHeldEnd, AShutdownReleasesWhatIsHeld) {
   std::vector<nlohmann::json> lines = history_lines(dir_);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[2]["status"], "succeeded");
+}
+
+TEST_F(JobsHeldEnd, TheHostsReleaseComesByItselfAfterTheTurnThatHeldIt) {
+  Engine& engine = make(persistent(dir_));
+  HeldWorkRelease release(&loop_, engine);
+  JobInfo ended = run(shell("exit 0"));
+  EXPECT_TRUE(engine.holds_work()) << "held through the turn that saw the exit";
+  EXPECT_TRUE(run_until(
+      &loop_, [&] { return !engine.holds_work(); }, 5000))
+      << "released by the timer the next turn starts";
+  EXPECT_EQ(process_state(ended.pid), ' ') << "reaped";
+  EXPECT_EQ(history_lines(dir_).size(), 3u);
+  release.close();
+  uv_run(&loop_, UV_RUN_NOWAIT);  // its close callbacks, before it goes out of scope
 }
 
 TEST(JobJson, AnEndLineIsTheJobsStateWithoutWhatItsQueuedLineSaid) {
