@@ -90,8 +90,12 @@ TEST(BufferRead, ABigBufferEditedWhileTheHostReadsItIsMirroredExactly) {
   // And it was parsed: the reply's two calls.
   nvim.listen("plan");
   nvim.lua(R"(
-    require("toolhost.host").call("toolhost.run_all_plan", { buf = vim.api.nvim_get_current_buf() },
-      function(err, plan) vim.rpcnotify(_G.test_chan, "plan", { n = plan and #plan.calls or -1 }) end)
+    local buf = vim.api.nvim_get_current_buf()
+    require("toolhost.host").call("toolhost.run_all_plan", { buf = buf }, function(err, plan)
+      -- The reply's rows and the jobs say why, should a call be missing.
+      vim.rpcnotify(_G.test_chan, "plan", { n = plan and #plan.calls or -1, error = err,
+        reply = vim.api.nvim_buf_get_lines(buf, -14, -1, false), jobs = require("toolhost").jobs() })
+    end)
   )");
   json plan = nvim.wait_for("plan");
   EXPECT_EQ(plan["n"], 2) << plan;

@@ -5,12 +5,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
+
+#include <gtest/gtest.h>
 
 #include "rpc/convert.h"
 
@@ -110,8 +113,23 @@ NvimHarness::~NvimHarness() {
   uv_close(reinterpret_cast<uv_handle_t*>(&process_), nullptr);
   uv_run(&loop_, UV_RUN_DEFAULT);
   uv_loop_close(&loop_);
+  if (::testing::Test::HasFailure() && xdg_root_ == temp_dir_) print_host_log();
   std::error_code ec;
   fs::remove_all(temp_dir_, ec);
+}
+
+void NvimHarness::print_host_log() const {
+  // A failure that shows only under CI's load is understood from the host's debug log, which
+  // goes with the temporary directory: its end goes to the test's output first.
+  constexpr size_t kTail = 80;
+  std::ifstream in(xdg_root_ + "/XDG_CACHE_HOME/nvim/toolhost/toolhost.log");
+  std::vector<std::string> tail;
+  for (std::string line; std::getline(in, line);) {
+    tail.push_back(std::move(line));
+    if (tail.size() > kTail) tail.erase(tail.begin());
+  }
+  std::fprintf(stderr, "--- the host's log, its last %zu lines ---\n", tail.size());
+  for (const auto& line : tail) std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 void NvimHarness::run_until(const std::function<bool()>& done, std::chrono::milliseconds deadline,

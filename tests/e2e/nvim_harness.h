@@ -71,6 +71,8 @@ class NvimHarness {
                  const std::string& what);
 
  private:
+  void print_host_log() const;
+
   uv_loop_t loop_{};
   uv_process_t process_{};
   bool exited_ = false;
