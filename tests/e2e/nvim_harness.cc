@@ -13,12 +13,12 @@
 #include <memory>
 #include <stdexcept>
 
-#include <gtest/gtest.h>
-
 #include "rpc/convert.h"
 
 namespace toolhost::e2e {
 namespace fs = std::filesystem;
+
+bool (*NvimHarness::test_failed)() = nullptr;
 
 NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* share_dirs,
                          bool runtime_dir) {
@@ -113,7 +113,7 @@ NvimHarness::~NvimHarness() {
   uv_close(reinterpret_cast<uv_handle_t*>(&process_), nullptr);
   uv_run(&loop_, UV_RUN_DEFAULT);
   uv_loop_close(&loop_);
-  if (::testing::Test::HasFailure() && xdg_root_ == temp_dir_) print_host_log();
+  if (test_failed && test_failed() && xdg_root_ == temp_dir_) print_host_log();
   std::error_code ec;
   fs::remove_all(temp_dir_, ec);
 }

@@ -66,6 +66,10 @@ class NvimHarness {
 
   // The loop the harness waits on: a test's own handles on it progress during every wait.
   uv_loop_t* loop() { return &loop_; }
+
+  // Whether the test running has failed (the tests' binary sets it: the bench's has no
+  // GoogleTest); a failed test's harness prints the end of the host's log as it ends.
+  static bool (*test_failed)();
   // Runs the loop until `done`; throws naming `what` after `deadline`.
   void run_until(const std::function<bool()>& done, std::chrono::milliseconds deadline,
                  const std::string& what);
