@@ -1,14 +1,13 @@
 -- The steps of one buffer entry of a feedback batch (ui.lua applies a list of batches as steps,
 -- slices.lua runs them): the entry's state (diagnostics, errors; cheap), its marks (a step per
 -- `marks_per_step`), then each rewrite, then each stream. `list`: { results, dirty = buf ->
--- state, hidden = buf -> true, urgent = buf -> true, edit_count = buf -> the rewrites the list
--- holds, glued = the steps run in the slice of the step before them }.
+-- state, wrote = buf -> true (a result written or tried), urgent = buf -> true, glued = the steps
+-- run in the slice of the step before them }.
 local M = {}
 
 local api = vim.api
 local blocks = require("toolhost.blocks")
 local rewrite = require("toolhost.rewrite")
-local ns = blocks.namespace
 local state, set_mark, set_stream, forget = blocks.state, blocks.set_mark, blocks.set_stream, blocks.forget
 local run_edits = rewrite.run_edits
 
@@ -66,17 +65,10 @@ local function write(buf, edit, list)
   if edit then
     st.waiting[#st.waiting + 1] = edit
   end
-  -- After every change of a buffer, vim.diagnostic (0.7) puts back the extmarks of every
-  -- diagnostic it shows there: with one per call, each result written would cost as many
-  -- extmark calls as the buffer has calls. A list that brings a result hides them while it
-  -- writes, and its refresh (queued at once, refresh.lua) shows them again. A lone rewrite that
-  -- waited, retried by a list that brings none (it may well wait again: Insert mode), leaves
-  -- them shown: it costs that once either way, and hiding would cost as much again.
-  local hide = edit ~= nil or (list.edit_count[buf] or 0) + #st.waiting > 1
-  if hide and not list.hidden[buf] then
-    list.hidden[buf] = true
-    vim.diagnostic.hide(ns, buf)
-  end
+  -- The diagnostics stay shown: their signs and texts (diagnostic_marks.lua) move with the text by
+  -- themselves, so a write costs no more with them than without. The list's refresh comes at
+  -- once, for the ✓/✗ or the conflict's WARN it brings.
+  list.wrote[buf] = true
   list.dirty[buf] = st
   run_edits(buf, st, list.results)
 end
@@ -109,7 +101,6 @@ end
 -- Appends the steps of `entry` to `steps`.
 function M.steps(steps, entry, list)
   local buf = entry.buf
-  list.edit_count[buf] = (list.edit_count[buf] or 0) + #(entry.edits or {})
   local alive = false -- whether the buffer was there at the entry's first step
   steps[#steps + 1] = function()
     local st = buffer_state(entry, list)

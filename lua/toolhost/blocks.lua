@@ -8,6 +8,8 @@ local ns = api.nvim_create_namespace("toolhost")
 M.namespace = ns
 
 local features = require("toolhost.features")
+local diagnostic_marks = require("toolhost.diagnostic_marks")
+diagnostic_marks.install(ns)
 
 local buffers = {} -- buf -> per-buffer state
 
@@ -53,6 +55,7 @@ local function set_mark(buf, st, key, row, last)
   local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, opts)
   if ok then
     st.marks[key] = id
+    diagnostic_marks.follow(buf, key, row)
   end
 end
 
@@ -180,13 +183,35 @@ local function display_opts()
   return nil
 end
 
+-- Every block mark's first row, by extmark id (one call instead of one per call: 33 µs against
+-- 150 for a chat of 100 calls).
+local function mark_rows(buf)
+  local rows = {}
+  local details = features.has_extmark_invalidate
+  for _, m in ipairs(api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = details })) do
+    if not (details and m[4].invalid) then
+      rows[m[1]] = m[2]
+    end
+  end
+  return rows
+end
+
 local function refresh_diagnostics(buf, st)
   local list = {}
+  local rows = mark_rows(buf)
   for key, d in pairs(st.diags) do
-    local row = mark_range(buf, st, key) or d.row
-    list[#list + 1] = { lnum = row, col = 0, severity = d.severity, message = d.message, source = "toolhost" }
+    local row = st.marks[key] and rows[st.marks[key]]
+    list[#list + 1] = {
+      lnum = row or d.row,
+      col = 0,
+      severity = d.severity,
+      message = d.message,
+      source = "toolhost",
+      -- diagnostic_marks.lua's: which marks are this call's, and whether its block's mark carries them.
+      user_data = { toolhost_key = key, toolhost_mark = row ~= nil },
+    }
   end
-  for _, e in ipairs(st.errors) do
+  for i, e in ipairs(st.errors) do
     list[#list + 1] = {
       lnum = e.row,
       end_lnum = math.max(e.row, e.end_row - 1),
@@ -194,6 +219,7 @@ local function refresh_diagnostics(buf, st)
       severity = vim.diagnostic.severity.ERROR,
       message = e.message,
       source = "toolhost",
+      user_data = { toolhost_key = "error " .. i },
     }
   end
   vim.diagnostic.set(ns, buf, list, display_opts())
@@ -206,6 +232,7 @@ end
 
 function M.drop(buf)
   buffers[buf] = nil
+  diagnostic_marks.forget(buf, true)
 end
 
 function M.each()

@@ -1,6 +1,6 @@
 -- The diagnostics refresh of a chat buffer after a host's list, coalesced (SPEC 9, P2). On 0.7,
 -- vim.diagnostic.set re-sets every diagnostic of the buffer (no per-item update: ~1.3 ms for
--- 100 calls), so one refresh per list made each call's feedback cost as much as the chat has
+-- 100 calls then; ~0.3 since diagnostic_marks.lua draws the signs and texts), so one refresh per list made each call's feedback cost as much as the chat has
 -- calls, and a list arriving meanwhile waited behind it (a chat of 200 calls run one by one:
 -- 8–12 ms from :ToolRun to ToolhostJobStarted instead of 3–6). A refresh joins the one already
 -- queued for its buffer. With none queued, it is queued at once (a slice after the list) when

@@ -51,8 +51,8 @@ M.fire = fire
 -- costs as much as the buffer has diagnostics). The cheap steps between a list's last write
 -- and its events are glued (slices.lua): the events fire in the slice of the write they
 -- report, not a loop turn later (a redraw, another client's request). `list`: { results,
--- events, dirty = buf -> state, hidden = buf -> true, urgent = buf -> true (its refresh may not
--- wait, refresh.lua), edit_count = buf -> rewrites, glued }.
+-- events, dirty = buf -> state, wrote = buf -> true, urgent = buf -> true (its refresh may not
+-- wait, refresh.lua), glued }.
 
 -- `all_jobs` (sent at every host start) is the host's whole job list, history included, in
 -- pages (`all_jobs_page` = { first, last }; none: one page): it replaces the mirror, so jobs()
@@ -126,7 +126,7 @@ local function batch_callbacks(batch, list)
   end
 end
 
--- Each touched buffer's diagnostics set again (hidden while the list wrote), now.
+-- Each touched buffer's diagnostics set again, now.
 local function refresh_steps(list)
   local steps = {}
   for buf in pairs(list.dirty) do
@@ -149,7 +149,7 @@ local function request_refreshes(list, work, after)
   end
   for buf in pairs(list.dirty) do
     remaining = remaining + 1
-    if refresh.request(buf, list.hidden[buf] or list.urgent[buf], one_done) then
+    if refresh.request(buf, list.wrote[buf] or list.urgent[buf], one_done) then
       -- The slice ends here, so that the answer leaves before the refresh starts.
       work.yield_after = true
     end
@@ -160,7 +160,7 @@ end
 -- The last steps: each event, then each touched buffer's diagnostics. The events first: a
 -- handler (a chat plugin sending results back to the model) waits on the result written, not
 -- on the diagnostics, whose refresh re-sets every call's diagnostic of the buffer (~1.2 ms for
--- 100 calls, the largest part of P2 when it came first). A host's list leaves its refresh to
+-- 100 calls when it came first and was the largest part of P2; ~0.3 ms now). A host's list leaves its refresh to
 -- refresh.lua (apply_all), which coalesces it with other lists': the host hears that the list
 -- is applied, and may send the next, before the refresh runs.
 local function finish_steps(steps, list)
@@ -228,8 +228,8 @@ function M.apply_all(batches, instance)
   end
   local from_host = instance ~= nil
   local proc, chan = host.current(), from_host and host.channel() or nil
-  local list = { results = {}, events = {}, dirty = {}, hidden = {}, urgent = {}, edit_count = {},
-                 glued = {}, coalesce_refresh = from_host }
+  local list = { results = {}, events = {}, dirty = {}, wrote = {}, urgent = {}, glued = {},
+                 coalesce_refresh = from_host }
   local work = { steps = list_steps(batches, list), glued = list.glued }
   -- A list of a host that is gone (stopped, restarted, dead) stops where it is: that host's
   -- calls were marked interrupted when it went, and get no second result.
@@ -238,8 +238,8 @@ function M.apply_all(batches, instance)
   end
   work.done = function()
     if work.was_dropped then
-      -- Diagnostics hidden while it wrote are shown again.
-      for buf in pairs(list.hidden) do
+      -- What it wrote is shown with the diagnostics it changed.
+      for buf in pairs(list.wrote) do
         refresh.now(buf)
       end
       return
@@ -335,6 +335,7 @@ function M.forget_buffer(buf)
   local st = blocks.get(buf)
   if st and api.nvim_buf_is_valid(buf) then
     api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    require("toolhost.diagnostic_marks").forget(buf)
     vim.diagnostic.reset(ns, buf)
   end
   refresh.forget(buf)

@@ -1,0 +1,279 @@
+// The signs and virtual text of toolhost's diagnostics are drawn by toolhost
+// (lua/toolhost/diagnostic_marks.lua) in namespaces of their own, as vim.diagnostic.config() and
+// the DiagnosticSign* definitions say, and a refresh sets only the marks that changed. Counted
+// and compared, never timed.
+#include <gtest/gtest.h>
+
+#include "e2e/nvim_harness.h"
+#include "e2e/ui_helpers.h"
+
+namespace toolhost::e2e {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kCalls = 6;
+
+// A buffer of kCalls bash blocks `k1…` (4 rows each), marked, each with a running diagnostic,
+// applied as toolhost applies a host's batch. Returns the buffer.
+int64_t running_calls(NvimHarness& nvim) {
+  return nvim
+      .lua(R"lua(
+    local n = ...
+    -- 0.7 does not say what a mark's sign is: what toolhost asked for, by extmark id.
+    local signs_ns, set = require("toolhost.diagnostic_marks").signs.ns, vim.api.nvim_buf_set_extmark
+    _G.sign_opts = {}
+    vim.api.nvim_buf_set_extmark = function(b, ns, row, col, opts)
+      local id = set(b, ns, row, col, opts)
+      if ns == signs_ns then _G.sign_opts[id] = opts end
+      return id
+    end
+    local buf = vim.api.nvim_get_current_buf()
+    local lines, marks, diags = {}, {}, {}
+    for i = 1, n do
+      vim.list_extend(lines, { "**bash**", "```", "echo " .. i, "```" })
+      marks[i] = { key = "k" .. i, row = (i - 1) * 4, end_row = (i - 1) * 4 + 3 }
+      diags[i] = { key = "k" .. i, row = (i - 1) * 4, severity = 4, message = "⟳ bash (running 0s)" }
+    end
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    require("toolhost.ui").apply({ buffers = { { buf = buf, marks = marks, diags = diags } } })
+    return buf
+  )lua",
+           json::array({kCalls}))
+      .get<int64_t>();
+}
+
+// The texts drawn now: [{ row, text, hl }] in row order (the last chunk of each).
+json texts(NvimHarness& nvim, int64_t buf) {
+  return nvim.lua(R"(
+    local buf = ...
+    local ns = require("toolhost.diagnostic_marks").texts.ns
+    local out = {}
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+      local chunks = m[4].virt_text
+      out[#out + 1] = { row = m[2], text = chunks[#chunks][1], hl = chunks[#chunks][2] }
+    end
+    return out
+  )",
+                  json::array({buf}));
+}
+
+// Call i's result: its block rewritten to two lines, its diagnostic `✓ bash i` (INFO).
+// The signs drawn now: [{ row, text, hl }] in row order.
+json signs(NvimHarness& nvim, int64_t buf) {
+  return nvim.lua(R"(
+    local buf = ...
+    local ns = require("toolhost.diagnostic_marks").signs.ns
+    local out = {}
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, {})) do
+      local opts = _G.sign_opts[m[1]]
+      out[#out + 1] = { row = m[2], text = opts.sign_text, hl = opts.sign_hl_group, nr = opts.number_hl_group }
+    end
+    return out
+  )",
+                  json::array({buf}));
+}
+
+json result_batch(int64_t buf, int i) {
+  std::string key = "k" + std::to_string(i);
+  json edit = {{"key", key},
+               {"expect", {"**bash**", "```", "echo " + std::to_string(i), "```"}},
+               {"lines", {"✓ " + std::to_string(i), "done"}},
+               {"fallback", json::array()},
+               {"job", "th-" + std::to_string(i)}};
+  json diag = {
+      {"key", key}, {"row", 0}, {"severity", 3}, {"message", "✓ bash " + std::to_string(i)}};
+  return {{"buffers",
+           json::array(
+               {{{"buf", buf}, {"edits", json::array({edit})}, {"diags", json::array({diag})}}})}};
+}
+
+TEST(DiagnosticMarks, EachCallsDiagnosticIsASignAndATextOfToolhostsOwnOnItsRow) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  json shown = texts(nvim, buf);
+  ASSERT_EQ(shown.size(), static_cast<size_t>(kCalls)) << shown.dump();
+  for (int i = 0; i < kCalls; ++i) {
+    EXPECT_EQ(shown[i]["row"], i * 4);
+    EXPECT_EQ(shown[i]["text"], "■ ⟳ bash (running 0s)");
+    EXPECT_EQ(shown[i]["hl"], "DiagnosticVirtualTextHint");
+  }
+  json drawn_signs = signs(nvim, buf);
+  ASSERT_EQ(drawn_signs.size(), static_cast<size_t>(kCalls)) << drawn_signs.dump();
+  for (int i = 0; i < kCalls; ++i) {
+    EXPECT_EQ(drawn_signs[i]["row"], i * 4);
+    EXPECT_EQ(drawn_signs[i]["text"], "H");  // vim.diagnostic's DiagnosticSignHint
+    EXPECT_EQ(drawn_signs[i]["hl"], "DiagnosticSignHint");
+  }
+  // vim.diagnostic draws none of toolhost's, and still has them all (]d, quickfix, get()).
+  json diagnostic_side = nvim.lua(R"(
+    local buf = ...
+    local ns = require("toolhost.blocks").namespace
+    local vt_ns = (vim.diagnostic.get_namespace(ns).user_data or {}).virt_text_ns
+    return { drawn = vt_ns and #vim.api.nvim_buf_get_extmarks(buf, vt_ns, 0, -1, {}) or 0,
+             diagnostics = #vim.diagnostic.get(buf, { namespace = ns }),
+             placed = #vim.fn.sign_getplaced(buf, { group = "*" })[1].signs }
+  )",
+                                  json::array({buf}));
+  EXPECT_EQ(diagnostic_side["drawn"], 0) << diagnostic_side.dump();
+  EXPECT_EQ(diagnostic_side["placed"], 0) << diagnostic_side.dump();
+  EXPECT_EQ(diagnostic_side["diagnostics"], kCalls) << diagnostic_side.dump();
+}
+
+// The point of drawing them: one result re-draws one text, and the texts below it move with
+// the rows the result added, without being set again.
+TEST(DiagnosticMarks, AResultSetsOnlyItsOwnMarksAndTheOthersMoveWithTheirBlocks) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  json counted = nvim.lua(R"(
+    local buf, batch = ...
+    local marks = require("toolhost.diagnostic_marks")
+    local sets, set = 0, vim.api.nvim_buf_set_extmark
+    vim.api.nvim_buf_set_extmark = function(b, n, ...)
+      if n == marks.texts.ns or n == marks.signs.ns then sets = sets + 1 end
+      return set(b, n, ...)
+    end
+    -- What is shown while the result is written: signs and texts.
+    local shown_at_write, set_lines = nil, vim.api.nvim_buf_set_lines
+    vim.api.nvim_buf_set_lines = function(b, ...)
+      shown_at_write = { signs = #vim.api.nvim_buf_get_extmarks(b, marks.signs.ns, 0, -1, {}),
+                         texts = #vim.api.nvim_buf_get_extmarks(b, marks.texts.ns, 0, -1, {}) }
+      return set_lines(b, ...)
+    end
+    require("toolhost.ui").apply(batch)
+    vim.api.nvim_buf_set_extmark, vim.api.nvim_buf_set_lines = set, set_lines
+    return { sets = sets, shown_at_write = shown_at_write }
+  )",
+                          json::array({buf, result_batch(buf, 2)}));
+  // Its own sign and text (each set once, then moved with its block's mark by the rewrite):
+  // nothing else, where vim.diagnostic set every call's.
+  EXPECT_LE(counted["sets"].get<int>(), 4) << counted.dump();
+  EXPECT_GE(counted["sets"].get<int>(), 2) << counted.dump();
+  // Written with the diagnostics shown: hiding them first cost as much as it saved.
+  EXPECT_EQ(counted["shown_at_write"]["signs"], kCalls) << counted.dump();
+  EXPECT_EQ(counted["shown_at_write"]["texts"], kCalls) << counted.dump();
+  json shown = texts(nvim, buf);
+  ASSERT_EQ(shown.size(), static_cast<size_t>(kCalls)) << shown.dump();
+  EXPECT_EQ(shown[0]["row"], 0);
+  EXPECT_EQ(shown[1]["row"], 4);
+  EXPECT_EQ(shown[1]["text"], "■ ✓ bash 2");
+  EXPECT_EQ(shown[1]["hl"], "DiagnosticVirtualTextInfo");
+  // k2's block went from 4 rows to 2: the texts below moved up by 2 with their blocks.
+  for (int i = 2; i < kCalls; ++i) EXPECT_EQ(shown[i]["row"], i * 4 - 2) << shown.dump();
+  json drawn_signs = signs(nvim, buf);
+  ASSERT_EQ(drawn_signs.size(), static_cast<size_t>(kCalls)) << drawn_signs.dump();
+  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(drawn_signs[i]["row"], shown[i]["row"]);
+  EXPECT_EQ(drawn_signs[1]["hl"], "DiagnosticSignInfo");
+  json rows = nvim.lua(R"(
+    local rows = {}
+    for _, d in ipairs(vim.diagnostic.get(...)) do rows[#rows + 1] = d.lnum end
+    table.sort(rows)
+    return rows
+  )",
+                       json::array({buf}));
+  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(rows[i], shown[i]["row"]) << rows.dump();
+}
+
+// What vim.diagnostic.config() says is what is drawn: off, a severity, a format, a prefix.
+TEST(DiagnosticMarks, VirtualTextFollowsVimDiagnosticConfig) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  auto apply = [&](int i) {
+    nvim.lua("require('toolhost.ui').apply(...)", json::array({result_batch(buf, i)}));
+  };
+  nvim.lua("vim.diagnostic.config({ virtual_text = false })");
+  apply(1);
+  EXPECT_EQ(texts(nvim, buf).size(), 0u) << texts(nvim, buf).dump();
+
+  nvim.lua(R"(vim.diagnostic.config({ virtual_text = {
+    severity = vim.diagnostic.severity.INFO, prefix = "●",
+    format = function(d) return d.message:upper() end } }))");
+  apply(2);
+  json shown = texts(nvim, buf);
+  ASSERT_EQ(shown.size(), 2u) << shown.dump();  // the two ✓ (INFO), not the running hints
+  EXPECT_EQ(shown[0]["text"], "● ✓ BASH 1");
+  EXPECT_EQ(shown[1]["text"], "● ✓ BASH 2");
+
+  // For toolhost's namespace alone.
+  nvim.lua(R"(
+    vim.diagnostic.config({ virtual_text = true })
+    vim.diagnostic.config({ virtual_text = { severity = { min = vim.diagnostic.severity.WARN } } },
+                          require("toolhost.blocks").namespace)
+  )");
+  apply(3);
+  EXPECT_EQ(texts(nvim, buf).size(), 0u) << texts(nvim, buf).dump();
+}
+
+// Signs are as the user defined DiagnosticSign* and configured `signs`.
+TEST(DiagnosticMarks, SignsFollowTheirDefinitionsAndVimDiagnosticConfig) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  auto apply = [&](int i) {
+    nvim.lua("require('toolhost.ui').apply(...)", json::array({result_batch(buf, i)}));
+  };
+  nvim.lua(R"(vim.fn.sign_define("DiagnosticSignInfo", { text = "ok", texthl = "MyOk", numhl = "MyNr" }))");
+  apply(1);
+  json drawn = signs(nvim, buf)[0];
+  EXPECT_EQ(drawn["text"], "ok") << drawn.dump();
+  EXPECT_EQ(drawn["hl"], "MyOk") << drawn.dump();
+  EXPECT_EQ(drawn["nr"], "MyNr") << drawn.dump();
+
+  nvim.lua("vim.diagnostic.config({ signs = { severity = vim.diagnostic.severity.INFO } })");
+  apply(2);
+  EXPECT_EQ(signs(nvim, buf).size(), 2u) << signs(nvim, buf).dump();
+  nvim.lua("vim.diagnostic.config({ signs = false })");
+  apply(3);
+  nvim.lua("return 0");
+  EXPECT_EQ(signs(nvim, buf).size(), 0u) << signs(nvim, buf).dump();
+}
+
+// vim.diagnostic.hide takes them away (a loop turn later: a show right after a hide, as every
+// refresh does, keeps what did not change); show brings them back.
+TEST(DiagnosticMarks, HideAndShowOfVimDiagnosticReachTheMarks) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  nvim.lua("vim.diagnostic.hide(require('toolhost.blocks').namespace, ...)", json::array({buf}));
+  // An answer is a loop turn: the hide's scheduled clean-up has run by the next request.
+  nvim.lua("return 0");
+  EXPECT_EQ(texts(nvim, buf).size(), 0u) << texts(nvim, buf).dump();
+  EXPECT_EQ(signs(nvim, buf).size(), 0u) << signs(nvim, buf).dump();
+  nvim.lua("vim.diagnostic.show(require('toolhost.blocks').namespace, ...)", json::array({buf}));
+  nvim.lua("return 0");
+  EXPECT_EQ(texts(nvim, buf).size(), static_cast<size_t>(kCalls));
+  EXPECT_EQ(signs(nvim, buf).size(), static_cast<size_t>(kCalls));
+}
+
+// Another namespace's diagnostics keep vim.diagnostic's own virtual text.
+TEST(DiagnosticMarks, OtherNamespacesKeepVimDiagnosticsSignsAndVirtualText) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  json drawn = nvim.lua(R"(
+    local buf = ...
+    local other = vim.api.nvim_create_namespace("someone else")
+    vim.diagnostic.set(other, buf, { { lnum = 1, col = 0, severity = 1, message = "theirs" } })
+    local vt_ns = vim.diagnostic.get_namespace(other).user_data.virt_text_ns
+    local marks = require("toolhost.diagnostic_marks")
+    return { theirs = #vim.api.nvim_buf_get_extmarks(buf, vt_ns, 0, -1, {}),
+             their_signs = #vim.fn.sign_getplaced(buf, { group = "*" })[1].signs,
+             ours = #vim.api.nvim_buf_get_extmarks(buf, marks.texts.ns, 0, -1, {}),
+             our_signs = #vim.api.nvim_buf_get_extmarks(buf, marks.signs.ns, 0, -1, {}) }
+  )",
+                        json::array({buf}));
+  EXPECT_EQ(drawn["theirs"], 1) << drawn.dump();
+  EXPECT_EQ(drawn["their_signs"], 1) << drawn.dump();
+  EXPECT_EQ(drawn["ours"], kCalls) << drawn.dump();
+  EXPECT_EQ(drawn["our_signs"], kCalls) << drawn.dump();
+}
+
+// A buffer toolhost forgets loses its texts with its marks and diagnostics.
+TEST(DiagnosticMarks, AForgottenBufferLosesItsMarks) {
+  NvimHarness nvim;
+  int64_t buf = running_calls(nvim);
+  nvim.lua("require('toolhost.ui').forget_buffer(...)", json::array({buf}));
+  nvim.lua("return 0");
+  EXPECT_EQ(texts(nvim, buf).size(), 0u) << texts(nvim, buf).dump();
+  EXPECT_EQ(signs(nvim, buf).size(), 0u) << signs(nvim, buf).dump();
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
