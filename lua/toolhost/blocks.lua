@@ -52,10 +52,14 @@ local function set_mark(buf, st, key, row, last)
   if features.has_extmark_invalidate then
     opts.invalidate = true
   end
+  -- Its sign and text go along when it moves (a rewrite keeps its first row: they stay).
+  local before = opts.id and api.nvim_buf_get_extmark_by_id(buf, ns, opts.id, {})
   local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, opts)
   if ok then
     st.marks[key] = id
-    diagnostic_marks.follow(buf, key, row)
+    if not before or before[1] ~= row then
+      diagnostic_marks.follow(buf, key, row)
+    end
   end
 end
 

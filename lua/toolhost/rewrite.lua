@@ -15,8 +15,11 @@ local function write_blocked(buf)
   if not vim.bo[buf].modifiable then
     return true
   end
-  local mode = api.nvim_get_mode().mode
-  return api.nvim_get_current_buf() == buf and (mode:sub(1, 1) == "i" or mode:sub(1, 1) == "R")
+  if api.nvim_get_current_buf() ~= buf then
+    return false
+  end
+  local mode = api.nvim_get_mode().mode:sub(1, 1)
+  return mode == "i" or mode == "R"
 end
 
 -- True while toolhost itself changes a buffer: reply.lua's idle rule does not count it.
