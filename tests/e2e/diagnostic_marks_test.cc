@@ -14,12 +14,9 @@ using nlohmann::json;
 
 constexpr int kCalls = 6;
 
-// A buffer of kCalls bash blocks `k1…` (4 rows each), marked, each with a running diagnostic,
-// applied as toolhost applies a host's batch. Returns the buffer.
+// running_calls_buffer() of kCalls calls, toolhost's sign options recorded as it sets them.
 int64_t running_calls(NvimHarness& nvim) {
-  return nvim
-      .lua(R"lua(
-    local n = ...
+  nvim.lua(R"lua(
     -- 0.7 does not say what a mark's sign is: what toolhost asked for, by extmark id.
     local signs_ns, set = require("toolhost.diagnostic_marks").signs.ns, vim.api.nvim_buf_set_extmark
     _G.sign_opts = {}
@@ -28,19 +25,8 @@ int64_t running_calls(NvimHarness& nvim) {
       if ns == signs_ns then _G.sign_opts[id] = opts end
       return id
     end
-    local buf = vim.api.nvim_get_current_buf()
-    local lines, marks, diags = {}, {}, {}
-    for i = 1, n do
-      vim.list_extend(lines, { "**bash**", "```", "echo " .. i, "```" })
-      marks[i] = { key = "k" .. i, row = (i - 1) * 4, end_row = (i - 1) * 4 + 3 }
-      diags[i] = { key = "k" .. i, row = (i - 1) * 4, severity = 4, message = "⟳ bash (running 0s)" }
-    end
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-    require("toolhost.ui").apply({ buffers = { { buf = buf, marks = marks, diags = diags } } })
-    return buf
-  )lua",
-           json::array({kCalls}))
-      .get<int64_t>();
+  )lua");
+  return running_calls_buffer(nvim, kCalls);
 }
 
 // The texts drawn now: [{ row, text, hl }] in row order (the last chunk of each).
@@ -58,7 +44,6 @@ json texts(NvimHarness& nvim, int64_t buf) {
                   json::array({buf}));
 }
 
-// Call i's result: its block rewritten to two lines, its diagnostic `✓ bash i` (INFO).
 // The signs drawn now: [{ row, text, hl }] in row order.
 json signs(NvimHarness& nvim, int64_t buf) {
   return nvim.lua(R"(
@@ -74,18 +59,10 @@ json signs(NvimHarness& nvim, int64_t buf) {
                   json::array({buf}));
 }
 
-json result_batch(int64_t buf, int i) {
-  std::string key = "k" + std::to_string(i);
-  json edit = {{"key", key},
-               {"expect", {"**bash**", "```", "echo " + std::to_string(i), "```"}},
-               {"lines", {"✓ " + std::to_string(i), "done"}},
-               {"fallback", json::array()},
-               {"job", "th-" + std::to_string(i)}};
-  json diag = {
-      {"key", key}, {"row", 0}, {"severity", 3}, {"message", "✓ bash " + std::to_string(i)}};
-  return {{"buffers",
-           json::array(
-               {{{"buf", buf}, {"edits", json::array({edit})}, {"diags", json::array({diag})}}})}};
+// Both kinds of marks, `n` of each.
+void expect_drawn(NvimHarness& nvim, int64_t buf, size_t n) {
+  EXPECT_EQ(texts(nvim, buf).size(), n) << texts(nvim, buf).dump();
+  EXPECT_EQ(signs(nvim, buf).size(), n) << signs(nvim, buf).dump();
 }
 
 TEST(DiagnosticMarks, EachCallsDiagnosticIsASignAndATextOfToolhostsOwnOnItsRow) {
@@ -144,7 +121,7 @@ TEST(DiagnosticMarks, AResultSetsOnlyItsOwnMarksAndTheOthersMoveWithTheirBlocks)
     vim.api.nvim_buf_set_extmark, vim.api.nvim_buf_set_lines = set, set_lines
     return { sets = sets, shown_at_write = shown_at_write }
   )",
-                          json::array({buf, result_batch(buf, 2)}));
+                          json::array({buf, result_batch(buf, 2, {"✓ 2", "done"})}));
   // Its own sign and text (each set once, then moved with its block's mark by the rewrite):
   // nothing else, where vim.diagnostic set every call's.
   EXPECT_LE(counted["sets"].get<int>(), 4) << counted.dump();
@@ -164,13 +141,7 @@ TEST(DiagnosticMarks, AResultSetsOnlyItsOwnMarksAndTheOthersMoveWithTheirBlocks)
   ASSERT_EQ(drawn_signs.size(), static_cast<size_t>(kCalls)) << drawn_signs.dump();
   for (int i = 0; i < kCalls; ++i) EXPECT_EQ(drawn_signs[i]["row"], shown[i]["row"]);
   EXPECT_EQ(drawn_signs[1]["hl"], "DiagnosticSignInfo");
-  json rows = nvim.lua(R"(
-    local rows = {}
-    for _, d in ipairs(vim.diagnostic.get(...)) do rows[#rows + 1] = d.lnum end
-    table.sort(rows)
-    return rows
-  )",
-                       json::array({buf}));
+  json rows = diagnostic_rows(nvim, buf);
   for (int i = 0; i < kCalls; ++i) EXPECT_EQ(rows[i], shown[i]["row"]) << rows.dump();
 }
 
@@ -179,7 +150,8 @@ TEST(DiagnosticMarks, VirtualTextFollowsVimDiagnosticConfig) {
   NvimHarness nvim;
   int64_t buf = running_calls(nvim);
   auto apply = [&](int i) {
-    nvim.lua("require('toolhost.ui').apply(...)", json::array({result_batch(buf, i)}));
+    nvim.lua("require('toolhost.ui').apply(...)",
+             json::array({result_batch(buf, i, {"✓", "done"})}));
   };
   nvim.lua("vim.diagnostic.config({ virtual_text = false })");
   apply(1);
@@ -209,9 +181,11 @@ TEST(DiagnosticMarks, SignsFollowTheirDefinitionsAndVimDiagnosticConfig) {
   NvimHarness nvim;
   int64_t buf = running_calls(nvim);
   auto apply = [&](int i) {
-    nvim.lua("require('toolhost.ui').apply(...)", json::array({result_batch(buf, i)}));
+    nvim.lua("require('toolhost.ui').apply(...)",
+             json::array({result_batch(buf, i, {"✓", "done"})}));
   };
-  nvim.lua(R"(vim.fn.sign_define("DiagnosticSignInfo", { text = "ok", texthl = "MyOk", numhl = "MyNr" }))");
+  nvim.lua(
+      R"(vim.fn.sign_define("DiagnosticSignInfo", { text = "ok", texthl = "MyOk", numhl = "MyNr" }))");
   apply(1);
   json drawn = signs(nvim, buf)[0];
   EXPECT_EQ(drawn["text"], "ok") << drawn.dump();
@@ -235,12 +209,10 @@ TEST(DiagnosticMarks, HideAndShowOfVimDiagnosticReachTheMarks) {
   nvim.lua("vim.diagnostic.hide(require('toolhost.blocks').namespace, ...)", json::array({buf}));
   // An answer is a loop turn: the hide's scheduled clean-up has run by the next request.
   nvim.lua("return 0");
-  EXPECT_EQ(texts(nvim, buf).size(), 0u) << texts(nvim, buf).dump();
-  EXPECT_EQ(signs(nvim, buf).size(), 0u) << signs(nvim, buf).dump();
+  expect_drawn(nvim, buf, 0);
   nvim.lua("vim.diagnostic.show(require('toolhost.blocks').namespace, ...)", json::array({buf}));
   nvim.lua("return 0");
-  EXPECT_EQ(texts(nvim, buf).size(), static_cast<size_t>(kCalls));
-  EXPECT_EQ(signs(nvim, buf).size(), static_cast<size_t>(kCalls));
+  expect_drawn(nvim, buf, kCalls);
 }
 
 // Another namespace's diagnostics keep vim.diagnostic's own virtual text.
@@ -271,8 +243,7 @@ TEST(DiagnosticMarks, AForgottenBufferLosesItsMarks) {
   int64_t buf = running_calls(nvim);
   nvim.lua("require('toolhost.ui').forget_buffer(...)", json::array({buf}));
   nvim.lua("return 0");
-  EXPECT_EQ(texts(nvim, buf).size(), 0u) << texts(nvim, buf).dump();
-  EXPECT_EQ(signs(nvim, buf).size(), 0u) << signs(nvim, buf).dump();
+  expect_drawn(nvim, buf, 0);
 }
 
 }  // namespace

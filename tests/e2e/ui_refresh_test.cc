@@ -13,21 +13,11 @@ using nlohmann::json;
 
 constexpr int kRefreshCalls = 20;
 
-// A buffer of kRefreshCalls bash blocks `k1…`, each marked and with a running diagnostic, shown;
-// counts vim.diagnostic.set calls from then on in _G.diagnostic_sets. Returns the buffer.
+// running_calls_buffer() of kRefreshCalls calls; counts vim.diagnostic.set calls from then on
+// in _G.diagnostic_sets. Returns the buffer.
 int64_t running_calls(NvimHarness& nvim) {
-  return nvim
-      .lua(R"lua(
-    local n = ...
-    local buf = vim.api.nvim_get_current_buf()
-    local lines, marks, diags = {}, {}, {}
-    for i = 1, n do
-      vim.list_extend(lines, { "**bash**", "```", "echo " .. i, "```" })
-      marks[i] = { key = "k" .. i, row = (i - 1) * 4, end_row = (i - 1) * 4 + 3 }
-      diags[i] = { key = "k" .. i, row = (i - 1) * 4, severity = 4, message = "⟳ bash (running 0s)" }
-    end
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-    require("toolhost.ui").apply({ buffers = { { buf = buf, marks = marks, diags = diags } } })
+  int64_t buf = running_calls_buffer(nvim, kRefreshCalls);
+  nvim.lua(R"lua(
     require("toolhost.host").ensure()
     _G.diagnostic_sets = 0
     local set = vim.diagnostic.set
@@ -35,25 +25,8 @@ int64_t running_calls(NvimHarness& nvim) {
       _G.diagnostic_sets = _G.diagnostic_sets + 1
       return set(...)
     end
-    return buf
-  )lua",
-           json::array({kRefreshCalls}))
-      .get<int64_t>();
-}
-
-// The host's batch for call i's result: its block rewritten to `✓ i`, its diagnostic `✓ bash`.
-json result_batch(int64_t buf, int i) {
-  std::string key = "k" + std::to_string(i);
-  json edit = {{"key", key},
-               {"expect", {"**bash**", "```", "echo " + std::to_string(i), "```"}},
-               {"lines", {"✓ " + std::to_string(i)}},
-               {"fallback", json::array()},
-               {"job", "th-" + std::to_string(i)}};
-  json diag = {
-      {"key", key}, {"row", 0}, {"severity", 3}, {"message", "✓ bash " + std::to_string(i)}};
-  return {{"buffers",
-           json::array(
-               {{{"buf", buf}, {"edits", json::array({edit})}, {"diags", json::array({diag})}}})}};
+  )lua");
+  return buf;
 }
 
 // How many diagnostics read `✓ bash …`.
@@ -117,13 +90,7 @@ TEST(UiRefresh, ResultsArrivingTogetherShareOneDiagnosticsRefresh) {
   EXPECT_EQ(nvim.lua("return _G.diagnostic_sets").get<int>(), 1);
   EXPECT_EQ(succeeded(nvim, buf), kRefreshCalls);
   // Each diagnostic is on its block's row now that the blocks are one line each.
-  json rows = nvim.lua(R"(
-    local rows = {}
-    for _, d in ipairs(vim.diagnostic.get(...)) do rows[#rows + 1] = d.lnum end
-    table.sort(rows)
-    return rows
-  )",
-                       json::array({buf}));
+  json rows = diagnostic_rows(nvim, buf);
   for (int i = 0; i < kRefreshCalls; ++i) EXPECT_EQ(rows[i], i);
 }
 
