@@ -12,10 +12,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kCalls = 6;
+constexpr int kMarkedCalls = 6;
 
-// running_calls_buffer() of kCalls calls, toolhost's sign options recorded as it sets them.
-int64_t running_calls(NvimHarness& nvim) {
+// running_calls_buffer() of kMarkedCalls calls, toolhost's sign options recorded as it sets them.
+int64_t chat_with_marks(NvimHarness& nvim) {
   nvim.lua(R"lua(
     -- 0.7 does not say what a mark's sign is: what toolhost asked for, by extmark id.
     local signs_ns, set = require("toolhost.diagnostic_marks").signs.ns, vim.api.nvim_buf_set_extmark
@@ -26,11 +26,11 @@ int64_t running_calls(NvimHarness& nvim) {
       return id
     end
   )lua");
-  return running_calls_buffer(nvim, kCalls);
+  return running_calls_buffer(nvim, kMarkedCalls);
 }
 
 // The texts drawn now: [{ row, text, hl }] in row order (the last chunk of each).
-json texts(NvimHarness& nvim, int64_t buf) {
+json drawn_texts(NvimHarness& nvim, int64_t buf) {
   return nvim.lua(R"(
     local buf = ...
     local ns = require("toolhost.diagnostic_marks").texts.ns
@@ -45,7 +45,7 @@ json texts(NvimHarness& nvim, int64_t buf) {
 }
 
 // The signs drawn now: [{ row, text, hl }] in row order.
-json signs(NvimHarness& nvim, int64_t buf) {
+json drawn_signs(NvimHarness& nvim, int64_t buf) {
   return nvim.lua(R"(
     local buf = ...
     local ns = require("toolhost.diagnostic_marks").signs.ns
@@ -61,26 +61,26 @@ json signs(NvimHarness& nvim, int64_t buf) {
 
 // Both kinds of marks, `n` of each.
 void expect_drawn(NvimHarness& nvim, int64_t buf, size_t n) {
-  EXPECT_EQ(texts(nvim, buf).size(), n) << texts(nvim, buf).dump();
-  EXPECT_EQ(signs(nvim, buf).size(), n) << signs(nvim, buf).dump();
+  EXPECT_EQ(drawn_texts(nvim, buf).size(), n) << drawn_texts(nvim, buf).dump();
+  EXPECT_EQ(drawn_signs(nvim, buf).size(), n) << drawn_signs(nvim, buf).dump();
 }
 
 TEST(DiagnosticMarks, EachCallsDiagnosticIsASignAndATextOfToolhostsOwnOnItsRow) {
   NvimHarness nvim;
-  int64_t buf = running_calls(nvim);
-  json shown = texts(nvim, buf);
-  ASSERT_EQ(shown.size(), static_cast<size_t>(kCalls)) << shown.dump();
-  for (int i = 0; i < kCalls; ++i) {
+  int64_t buf = chat_with_marks(nvim);
+  json shown = drawn_texts(nvim, buf);
+  ASSERT_EQ(shown.size(), static_cast<size_t>(kMarkedCalls)) << shown.dump();
+  for (int i = 0; i < kMarkedCalls; ++i) {
     EXPECT_EQ(shown[i]["row"], i * 4);
     EXPECT_EQ(shown[i]["text"], "■ ⟳ bash (running 0s)");
     EXPECT_EQ(shown[i]["hl"], "DiagnosticVirtualTextHint");
   }
-  json drawn_signs = signs(nvim, buf);
-  ASSERT_EQ(drawn_signs.size(), static_cast<size_t>(kCalls)) << drawn_signs.dump();
-  for (int i = 0; i < kCalls; ++i) {
-    EXPECT_EQ(drawn_signs[i]["row"], i * 4);
-    EXPECT_EQ(drawn_signs[i]["text"], "H");  // vim.diagnostic's DiagnosticSignHint
-    EXPECT_EQ(drawn_signs[i]["hl"], "DiagnosticSignHint");
+  json placed = drawn_signs(nvim, buf);
+  ASSERT_EQ(placed.size(), static_cast<size_t>(kMarkedCalls)) << placed.dump();
+  for (int i = 0; i < kMarkedCalls; ++i) {
+    EXPECT_EQ(placed[i]["row"], i * 4);
+    EXPECT_EQ(placed[i]["text"], "H");  // vim.diagnostic's DiagnosticSignHint
+    EXPECT_EQ(placed[i]["hl"], "DiagnosticSignHint");
   }
   // vim.diagnostic draws none of toolhost's, and still has them all (]d, quickfix, get()).
   json diagnostic_side = nvim.lua(R"(
@@ -94,14 +94,14 @@ TEST(DiagnosticMarks, EachCallsDiagnosticIsASignAndATextOfToolhostsOwnOnItsRow) 
                                   json::array({buf}));
   EXPECT_EQ(diagnostic_side["drawn"], 0) << diagnostic_side.dump();
   EXPECT_EQ(diagnostic_side["placed"], 0) << diagnostic_side.dump();
-  EXPECT_EQ(diagnostic_side["diagnostics"], kCalls) << diagnostic_side.dump();
+  EXPECT_EQ(diagnostic_side["diagnostics"], kMarkedCalls) << diagnostic_side.dump();
 }
 
 // The point of drawing them: one result re-draws one text, and the texts below it move with
 // the rows the result added, without being set again.
 TEST(DiagnosticMarks, AResultSetsOnlyItsOwnMarksAndTheOthersMoveWithTheirBlocks) {
   NvimHarness nvim;
-  int64_t buf = running_calls(nvim);
+  int64_t buf = chat_with_marks(nvim);
   json counted = nvim.lua(R"(
     local buf, batch = ...
     local marks = require("toolhost.diagnostic_marks")
@@ -127,41 +127,41 @@ TEST(DiagnosticMarks, AResultSetsOnlyItsOwnMarksAndTheOthersMoveWithTheirBlocks)
   EXPECT_LE(counted["sets"].get<int>(), 4) << counted.dump();
   EXPECT_GE(counted["sets"].get<int>(), 2) << counted.dump();
   // Written with the diagnostics shown: hiding them first cost as much as it saved.
-  EXPECT_EQ(counted["shown_at_write"]["signs"], kCalls) << counted.dump();
-  EXPECT_EQ(counted["shown_at_write"]["texts"], kCalls) << counted.dump();
-  json shown = texts(nvim, buf);
-  ASSERT_EQ(shown.size(), static_cast<size_t>(kCalls)) << shown.dump();
+  EXPECT_EQ(counted["shown_at_write"]["signs"], kMarkedCalls) << counted.dump();
+  EXPECT_EQ(counted["shown_at_write"]["texts"], kMarkedCalls) << counted.dump();
+  json shown = drawn_texts(nvim, buf);
+  ASSERT_EQ(shown.size(), static_cast<size_t>(kMarkedCalls)) << shown.dump();
   EXPECT_EQ(shown[0]["row"], 0);
   EXPECT_EQ(shown[1]["row"], 4);
   EXPECT_EQ(shown[1]["text"], "■ ✓ bash 2");
   EXPECT_EQ(shown[1]["hl"], "DiagnosticVirtualTextInfo");
   // k2's block went from 4 rows to 2: the texts below moved up by 2 with their blocks.
-  for (int i = 2; i < kCalls; ++i) EXPECT_EQ(shown[i]["row"], i * 4 - 2) << shown.dump();
-  json drawn_signs = signs(nvim, buf);
-  ASSERT_EQ(drawn_signs.size(), static_cast<size_t>(kCalls)) << drawn_signs.dump();
-  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(drawn_signs[i]["row"], shown[i]["row"]);
-  EXPECT_EQ(drawn_signs[1]["hl"], "DiagnosticSignInfo");
+  for (int i = 2; i < kMarkedCalls; ++i) EXPECT_EQ(shown[i]["row"], i * 4 - 2) << shown.dump();
+  json placed = drawn_signs(nvim, buf);
+  ASSERT_EQ(placed.size(), static_cast<size_t>(kMarkedCalls)) << placed.dump();
+  for (int i = 0; i < kMarkedCalls; ++i) EXPECT_EQ(placed[i]["row"], shown[i]["row"]);
+  EXPECT_EQ(placed[1]["hl"], "DiagnosticSignInfo");
   json rows = diagnostic_rows(nvim, buf);
-  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(rows[i], shown[i]["row"]) << rows.dump();
+  for (int i = 0; i < kMarkedCalls; ++i) EXPECT_EQ(rows[i], shown[i]["row"]) << rows.dump();
 }
 
 // What vim.diagnostic.config() says is what is drawn: off, a severity, a format, a prefix.
 TEST(DiagnosticMarks, VirtualTextFollowsVimDiagnosticConfig) {
   NvimHarness nvim;
-  int64_t buf = running_calls(nvim);
+  int64_t buf = chat_with_marks(nvim);
   auto apply = [&](int i) {
     nvim.lua("require('toolhost.ui').apply(...)",
              json::array({result_batch(buf, i, {"✓", "done"})}));
   };
   nvim.lua("vim.diagnostic.config({ virtual_text = false })");
   apply(1);
-  EXPECT_EQ(texts(nvim, buf).size(), 0u) << texts(nvim, buf).dump();
+  EXPECT_EQ(drawn_texts(nvim, buf).size(), 0u) << drawn_texts(nvim, buf).dump();
 
   nvim.lua(R"(vim.diagnostic.config({ virtual_text = {
     severity = vim.diagnostic.severity.INFO, prefix = "●",
     format = function(d) return d.message:upper() end } }))");
   apply(2);
-  json shown = texts(nvim, buf);
+  json shown = drawn_texts(nvim, buf);
   ASSERT_EQ(shown.size(), 2u) << shown.dump();  // the two ✓ (INFO), not the running hints
   EXPECT_EQ(shown[0]["text"], "● ✓ BASH 1");
   EXPECT_EQ(shown[1]["text"], "● ✓ BASH 2");
@@ -173,13 +173,13 @@ TEST(DiagnosticMarks, VirtualTextFollowsVimDiagnosticConfig) {
                           require("toolhost.blocks").namespace)
   )");
   apply(3);
-  EXPECT_EQ(texts(nvim, buf).size(), 0u) << texts(nvim, buf).dump();
+  EXPECT_EQ(drawn_texts(nvim, buf).size(), 0u) << drawn_texts(nvim, buf).dump();
 }
 
 // Signs are as the user defined DiagnosticSign* and configured `signs`.
 TEST(DiagnosticMarks, SignsFollowTheirDefinitionsAndVimDiagnosticConfig) {
   NvimHarness nvim;
-  int64_t buf = running_calls(nvim);
+  int64_t buf = chat_with_marks(nvim);
   auto apply = [&](int i) {
     nvim.lua("require('toolhost.ui').apply(...)",
              json::array({result_batch(buf, i, {"✓", "done"})}));
@@ -187,38 +187,38 @@ TEST(DiagnosticMarks, SignsFollowTheirDefinitionsAndVimDiagnosticConfig) {
   nvim.lua(
       R"(vim.fn.sign_define("DiagnosticSignInfo", { text = "ok", texthl = "MyOk", numhl = "MyNr" }))");
   apply(1);
-  json drawn = signs(nvim, buf)[0];
+  json drawn = drawn_signs(nvim, buf)[0];
   EXPECT_EQ(drawn["text"], "ok") << drawn.dump();
   EXPECT_EQ(drawn["hl"], "MyOk") << drawn.dump();
   EXPECT_EQ(drawn["nr"], "MyNr") << drawn.dump();
 
   nvim.lua("vim.diagnostic.config({ signs = { severity = vim.diagnostic.severity.INFO } })");
   apply(2);
-  EXPECT_EQ(signs(nvim, buf).size(), 2u) << signs(nvim, buf).dump();
+  EXPECT_EQ(drawn_signs(nvim, buf).size(), 2u) << drawn_signs(nvim, buf).dump();
   nvim.lua("vim.diagnostic.config({ signs = false })");
   apply(3);
   nvim.lua("return 0");
-  EXPECT_EQ(signs(nvim, buf).size(), 0u) << signs(nvim, buf).dump();
+  EXPECT_EQ(drawn_signs(nvim, buf).size(), 0u) << drawn_signs(nvim, buf).dump();
 }
 
 // vim.diagnostic.hide takes them away (a loop turn later: a show right after a hide, as every
 // refresh does, keeps what did not change); show brings them back.
 TEST(DiagnosticMarks, HideAndShowOfVimDiagnosticReachTheMarks) {
   NvimHarness nvim;
-  int64_t buf = running_calls(nvim);
+  int64_t buf = chat_with_marks(nvim);
   nvim.lua("vim.diagnostic.hide(require('toolhost.blocks').namespace, ...)", json::array({buf}));
   // An answer is a loop turn: the hide's scheduled clean-up has run by the next request.
   nvim.lua("return 0");
   expect_drawn(nvim, buf, 0);
   nvim.lua("vim.diagnostic.show(require('toolhost.blocks').namespace, ...)", json::array({buf}));
   nvim.lua("return 0");
-  expect_drawn(nvim, buf, kCalls);
+  expect_drawn(nvim, buf, kMarkedCalls);
 }
 
 // Another namespace's diagnostics keep vim.diagnostic's own virtual text.
 TEST(DiagnosticMarks, OtherNamespacesKeepVimDiagnosticsSignsAndVirtualText) {
   NvimHarness nvim;
-  int64_t buf = running_calls(nvim);
+  int64_t buf = chat_with_marks(nvim);
   json drawn = nvim.lua(R"(
     local buf = ...
     local other = vim.api.nvim_create_namespace("someone else")
@@ -233,14 +233,14 @@ TEST(DiagnosticMarks, OtherNamespacesKeepVimDiagnosticsSignsAndVirtualText) {
                         json::array({buf}));
   EXPECT_EQ(drawn["theirs"], 1) << drawn.dump();
   EXPECT_EQ(drawn["their_signs"], 1) << drawn.dump();
-  EXPECT_EQ(drawn["ours"], kCalls) << drawn.dump();
-  EXPECT_EQ(drawn["our_signs"], kCalls) << drawn.dump();
+  EXPECT_EQ(drawn["ours"], kMarkedCalls) << drawn.dump();
+  EXPECT_EQ(drawn["our_signs"], kMarkedCalls) << drawn.dump();
 }
 
 // A buffer toolhost forgets loses its texts with its marks and diagnostics.
 TEST(DiagnosticMarks, AForgottenBufferLosesItsMarks) {
   NvimHarness nvim;
-  int64_t buf = running_calls(nvim);
+  int64_t buf = chat_with_marks(nvim);
   nvim.lua("require('toolhost.ui').forget_buffer(...)", json::array({buf}));
   nvim.lua("return 0");
   expect_drawn(nvim, buf, 0);

@@ -7,7 +7,7 @@ namespace toolhost::e2e {
 namespace {
 
 // Before main(): test_failed is a plain pointer, constant-initialized, so no order issue.
-const bool kHooked = [] {
+const bool kHarnessHookedToGTest = [] {
   NvimHarness::test_failed = [] { return ::testing::Test::HasFailure(); };
   return true;
 }();
