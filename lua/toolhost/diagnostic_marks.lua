@@ -205,9 +205,7 @@ local function drawer(handler, namespace_name, mark_of, context)
 end
 
 M.signs = drawer("signs", "toolhost_signs", sign_of, sign_context)
-M.texts = drawer("virtual_text", "toolhost_status", text_of, function(cfg)
-  return text_context(cfg)
-end)
+M.texts = drawer("virtual_text", "toolhost_status", text_of, text_context)
 
 -- A call's block extmark moved to `row` (blocks.set_mark): its sign and text go along.
 function M.follow(buf, key, row)

@@ -1,14 +1,15 @@
 -- The diagnostics refresh of a chat buffer after a host's list, coalesced (SPEC 9, P2). On 0.7,
 -- vim.diagnostic.set re-sets every diagnostic of the buffer (no per-item update: ~1.3 ms for
--- 100 calls then; ~0.3 since diagnostic_marks.lua draws the signs and texts), so one refresh per list made each call's feedback cost as much as the chat has
--- calls, and a list arriving meanwhile waited behind it (a chat of 200 calls run one by one:
--- 8–12 ms from :ToolRun to ToolhostJobStarted instead of 3–6). A refresh joins the one already
--- queued for its buffer. With none queued, it is queued at once (a slice after the list) when
--- the list ended a call (a result written, a ✓/✗ diagnostic, ToolhostJobFinished, a block
--- forgotten) or when the buffer's last refresh is far enough behind; otherwise (a job started,
--- awaiting approval, the running jobs' elapsed time) it waits until Neovim has spent `spacing`
--- times that refresh's cost elsewhere (at most `max_wait_ms`), and the lists that come
--- meanwhile join it: a job's result, usually.
+-- 100 calls then; ~0.3 since diagnostic_marks.lua draws the signs and texts), so one refresh per
+-- list made each call's feedback cost as much as the chat has calls, and a list arriving
+-- meanwhile waited behind it (a chat of 200 calls run one by one: 8–12 ms from :ToolRun to
+-- ToolhostJobStarted instead of 3–6). A refresh joins the one already queued for its buffer.
+-- With none queued, it is queued at once (a slice after the list) when the list ended a call (a
+-- result written, a ✓/✗ diagnostic, ToolhostJobFinished, a block forgotten) or when the
+-- buffer's last refresh is far enough behind; otherwise (a job started, awaiting approval, the
+-- running jobs' elapsed time) it waits until Neovim has spent `spacing` times that refresh's
+-- cost elsewhere (at most `max_wait_ms`), and the lists that come meanwhile join it: a job's
+-- result, usually.
 local M = {}
 
 local api = vim.api

@@ -160,9 +160,9 @@ end
 -- The last steps: each event, then each touched buffer's diagnostics. The events first: a
 -- handler (a chat plugin sending results back to the model) waits on the result written, not
 -- on the diagnostics, whose refresh re-sets every call's diagnostic of the buffer (~1.2 ms for
--- 100 calls when it came first and was the largest part of P2; ~0.3 ms now). A host's list leaves its refresh to
--- refresh.lua (apply_all), which coalesces it with other lists': the host hears that the list
--- is applied, and may send the next, before the refresh runs.
+-- 100 calls when it came first and was the largest part of P2; ~0.3 ms now). A host's list
+-- leaves its refresh to refresh.lua (apply_all), which coalesces it with other lists': the host
+-- hears that the list is applied, and may send the next, before the refresh runs.
 local function finish_steps(steps, list)
   for _, e in ipairs(list.events) do
     steps[#steps + 1] = function()

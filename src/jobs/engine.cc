@@ -240,8 +240,8 @@ void Engine::record_end(const JobInfo& info) {
 }
 
 void Engine::release_held() {
-  // A job still running by now has its log file: whatever it writes is on disk a millisecond
-  // after the loop turn that read it.
+  // A job still running by now has its log file: whatever it writes is on disk
+  // HeldWorkRelease::kDelayMs after the loop turn that read it.
   for (uint64_t number : held_logs_) {
     auto it = jobs_.find(number);
     if (it != jobs_.end() && it->second->log_pending && !it->second->held_log.empty()) {

@@ -123,10 +123,10 @@ void NvimHarness::print_host_log() const {
   // goes with the temporary directory: its end goes to the test's output first.
   constexpr size_t kTail = 80;
   std::ifstream in(xdg_root_ + "/XDG_CACHE_HOME/nvim/toolhost/toolhost.log");
-  std::vector<std::string> tail;
+  std::deque<std::string> tail;
   for (std::string line; std::getline(in, line);) {
     tail.push_back(std::move(line));
-    if (tail.size() > kTail) tail.erase(tail.begin());
+    if (tail.size() > kTail) tail.pop_front();
   }
   std::fprintf(stderr, "--- the host's log, its last %zu lines ---\n", tail.size());
   for (const auto& line : tail) std::fprintf(stderr, "%s\n", line.c_str());
