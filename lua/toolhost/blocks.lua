@@ -52,12 +52,13 @@ local function set_mark(buf, st, key, row, last)
   if features.has_extmark_invalidate then
     opts.invalidate = true
   end
-  -- Its sign and text go along when it moves (a rewrite keeps its first row: they stay).
-  local before = opts.id and api.nvim_buf_get_extmark_by_id(buf, ns, opts.id, {})
+  -- Its sign and text go along when it moves (a rewrite keeps its first row: they stay), and
+  -- are placed again when it was invalid (0.10: its row deleted, they went with it).
+  local before = extmark_rows(buf, opts.id)
   local ok, id = pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, opts)
   if ok then
     st.marks[key] = id
-    if not before or before[1] ~= row then
+    if before ~= row then
       diagnostic_marks.follow(buf, key, row)
     end
   end
