@@ -43,9 +43,16 @@ deps:
 	@scripts/install-deps
 
 # The MCP tests drive toolhost with real MCP peers from npm (tests/mcp/package-lock.json).
+# The end-to-end tests run on the system's Neovim and on each of these suites' (scripts/fetch-nvim
+# brings them into .cache/nvim; one that cannot be fetched makes its tests skip with the reason).
+# What was fetched is part of the configure arguments, so that a later fetch configures again.
+TEST_NVIM_SUITES ?= trixie sid
 test-build: deps
 	@scripts/install-test-node-deps
-	@scripts/configure $(BUILD)-test $(TEST_FLAGS)
+	@fetched=$$(scripts/fetch-nvim $(TEST_NVIM_SUITES) | tr '\n' ' '); \
+	  scripts/configure $(BUILD)-test $(TEST_FLAGS) \
+	    "-DTOOLHOST_TEST_NVIM_SUITES=$$(echo $(TEST_NVIM_SUITES) | tr ' ' ';')" \
+	    "-DTOOLHOST_TEST_NVIMS_FETCHED=$$fetched"
 	@cmake --build $(BUILD)-test -j $(JOBS)
 
 # The whole suite twice: the normal build (RSS bounds are asserted there), then ASan+UBSan;
@@ -87,4 +94,4 @@ fuzz: deps
 	@scripts/fuzz $(FUZZ_SECONDS) $(BUILD)-fuzz
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-san $(BUILD)-bench $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-san $(BUILD)-bench $(BUILD)-fuzz .cache/nvim

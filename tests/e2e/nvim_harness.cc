@@ -20,6 +20,11 @@ namespace fs = std::filesystem;
 
 bool (*NvimHarness::test_failed)() = nullptr;
 
+std::string NvimHarness::binary() {
+  const char* chosen = std::getenv("TOOLHOST_TEST_NVIM");
+  return chosen && *chosen ? chosen : "nvim";
+}
+
 NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* share_dirs,
                          bool runtime_dir) {
   char pattern[] = "/tmp/toolhost-e2e-XXXXXX";
@@ -53,7 +58,8 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   std::vector<char*> env;
   for (auto& s : env_) env.push_back(s.data());
   env.push_back(nullptr);
-  const char* args[] = {"nvim", "--embed", "--headless", "--clean", "-n", nullptr};
+  const std::string nvim = binary();
+  const char* args[] = {nvim.c_str(), "--embed", "--headless", "--clean", "-n", nullptr};
   uv_stdio_container_t stdio[3];
   stdio[0].flags = UV_INHERIT_FD;
   stdio[0].data.fd = to_nvim[0];
@@ -62,7 +68,7 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   stdio[2].flags = UV_INHERIT_FD;
   stdio[2].data.fd = 2;
   uv_process_options_t options{};
-  options.file = "nvim";
+  options.file = nvim.c_str();
   options.args = const_cast<char**>(args);
   options.env = env.data();
   options.cwd = temp_dir_.c_str();
@@ -73,7 +79,7 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   };
   process_.data = this;
   if (int rc = uv_spawn(&loop_, &process_, &options)) {
-    throw std::runtime_error(std::string("cannot start nvim: ") + uv_strerror(rc));
+    throw std::runtime_error("cannot start " + nvim + ": " + uv_strerror(rc));
   }
   ::close(to_nvim[0]);
   ::close(from_nvim[1]);

@@ -67,6 +67,10 @@ class NvimHarness {
   // The loop the harness waits on: a test's own handles on it progress during every wait.
   uv_loop_t* loop() { return &loop_; }
 
+  // The Neovim the tests drive: $TOOLHOST_TEST_NVIM (ctest sets it once per version that
+  // tests/CMakeLists.txt registers; scripts/fetch-nvim brings them), else `nvim` from PATH.
+  static std::string binary();
+
   // Whether the test running has failed (the tests' binary sets it: the bench's has no
   // GoogleTest); a failed test's harness prints the end of the host's log as it ends.
   static bool (*test_failed)();

@@ -113,7 +113,9 @@ export async function startNeovim(t, root) {
   const init = join(dir, 'init.lua');
   writeFileSync(init, INIT);
   const socket = join(dir, 'nvim.sock');
-  const nvim = spawn('nvim', ['--headless', '--clean', '--listen', socket, '-u', init], {
+  // ctest registers the Neovim tests once per version (tests/CMakeLists.txt), naming its binary.
+  const binary = process.env.TOOLHOST_TEST_NVIM || 'nvim';
+  const nvim = spawn(binary, ['--headless', '--clean', '--listen', socket, '-u', init], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -128,7 +130,7 @@ export async function startNeovim(t, root) {
       resolve();
     });
     nvim.once('error', (error) => {
-      exitedEarly ??= `cannot start nvim (the Neovim tests need nvim on PATH): ${error.message}`;
+      exitedEarly ??= `cannot start ${binary} (the Neovim tests need nvim on PATH or $TOOLHOST_TEST_NVIM): ${error.message}`;
       resolve();
     });
   });
