@@ -20,10 +20,7 @@ std::string joined(const json& lines) {
   return text;
 }
 
-std::string checkhealth(NvimHarness& nvim) {
-  nvim.command("checkhealth toolhost");
-  return joined(nvim.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"));
-}
+std::string checkhealth(NvimHarness& nvim) { return nvim.checkhealth("toolhost"); }
 
 // Points the plugin at `binary` (setup() again, as a user would).
 void use_binary(NvimHarness& nvim, const std::string& binary) {

@@ -216,10 +216,7 @@ TEST(McpView, AcceptWithNothingPendingSaysSoAndOtherwiseAsksTheTrustModule) {
   EXPECT_EQ(nvim.lua("return vim.g.accepted"), true);
 }
 
-std::string mcp_checkhealth(NvimHarness& nvim) {
-  nvim.command("checkhealth toolhost");
-  return lines_text(nvim.lines(0));
-}
+std::string mcp_checkhealth(NvimHarness& nvim) { return nvim.checkhealth("toolhost"); }
 
 TEST(McpHealth, StartsEachServerAndReportsItsToolsTheFailingOnesLogAndTheDisabled) {
   NvimHarness nvim(with_servers({{"good", fake_spec("ok")},

@@ -275,4 +275,39 @@ std::vector<std::string> NvimHarness::lines(int64_t buf) {
   return request("nvim_buf_get_lines", {buf, 0, -1, false}).get<std::vector<std::string>>();
 }
 
+std::string NvimHarness::checkhealth(const std::string& name) {
+  // 0.10 gave the report a new look ("name ~" headings, "- OK text", emoji before OK from
+  // 0.11, info as a bare "- text"):
+  // the tests read one form, 0.7's ("## name", "- OK: text", "- INFO: text"). Told apart by the
+  // headings, not by the version.
+  return lua(R"(
+    vim.cmd("checkhealth " .. ...)
+    local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+    local new_look = false
+    for _, line in ipairs(lines) do
+      if line:match("^%S.* ~$") then new_look = true end
+    end
+    local out = {}
+    for _, line in ipairs(lines) do
+      if new_look then
+        local heading = line:match("^(%S.*) ~$")
+        -- 0.10: "- OK text"; 0.11+: "- ✅ OK text".
+        local kind, text = line:match("^%- (%u+) (.*)$")
+        if not kind then kind, text = line:match("^%- %S+ (%u+) (.*)$") end
+        if heading then
+          line = "## " .. heading
+        elseif kind == "OK" or kind == "WARNING" or kind == "ERROR" then
+          line = "- " .. kind .. ": " .. text
+        elseif line:match("^%- ") then
+          line = "- INFO: " .. line:sub(3)
+        end
+      end
+      out[#out + 1] = line .. "\n"
+    end
+    return table.concat(out)
+  )",
+             {name})
+      .get<std::string>();
+}
+
 }  // namespace toolhost::e2e

@@ -58,6 +58,8 @@ class NvimHarness {
   // Copies a fixture into the temporary directory and opens it; returns the buffer number.
   int64_t open_fixture(const std::string& fixture, const std::string& as_name);
   std::vector<std::string> lines(int64_t buf = 0);
+  // `:checkhealth name`'s report, one line each, in 0.7's form on every version.
+  std::string checkhealth(const std::string& name);
   std::string temp_dir() const { return temp_dir_; }
   int64_t channel() const { return channel_; }
   // Neovim's environment ("NAME=value"): a process the test starts beside it (an agent's
