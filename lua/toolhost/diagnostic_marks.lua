@@ -222,6 +222,14 @@ end
 -- Puts toolhost in vim.diagnostic's handlers for namespace `ns` (once; the handlers of every
 -- other namespace run as before).
 function M.install(ns)
+  -- 0.11 turned vim.diagnostic's virtual text off by default. A call's text is toolhost's main
+  -- feedback (running, awaiting approval with the keys that answer it), so toolhost's namespace
+  -- keeps it on there unless it was configured: globally to anything but off, or for toolhost's
+  -- namespace (`vim.diagnostic.config({ virtual_text = false }, ns)` turns it off).
+  if features.diagnostic_virtual_text_off_by_default and vim.diagnostic.config(nil, ns).virtual_text == nil
+      and not vim.diagnostic.config().virtual_text then
+    vim.diagnostic.config({ virtual_text = true }, ns)
+  end
   local handlers = vim.diagnostic.handlers
   for _, d in ipairs({ M.signs, M.texts }) do
     local theirs = handlers[d.handler]

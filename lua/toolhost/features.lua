@@ -8,6 +8,8 @@ return {
   has_extmark_invalidate = api_level >= 12,
   -- nvim_exec_autocmds() / User autocmd `data` (0.8); 0.7 has only vim.g.toolhost_event.
   has_autocmd_data = api_level >= 10,
+  -- vim.diagnostic's `virtual_text` is off unless configured (0.11); on before.
+  diagnostic_virtual_text_off_by_default = api_level >= 13,
   -- stdpath("state") (0.8); 0.7 keeps state under stdpath("data").
   has_stdpath_state = api_level >= 10,
 }
