@@ -44,11 +44,19 @@ local function mark_range(buf, st, key)
   return extmark_rows(buf, st.marks[key])
 end
 
+-- Where a mark of rows row..last ends: at the end of its last line's text. Ending at column 0
+-- of that row, a one-row mark is an empty range, which 0.11+ invalidates when the line above it
+-- is replaced (its end touches the change), so the next result read as its block deleted.
+local function range_end(buf, last)
+  return last, #(api.nvim_buf_get_lines(buf, last, last + 1, false)[1] or "")
+end
+
 local function set_mark(buf, st, key, row, last)
   local count = api.nvim_buf_line_count(buf)
   row = math.max(0, math.min(row, count - 1))
   last = math.max(row, math.min(last, count - 1))
-  local opts = { id = st.marks[key], end_row = last, end_col = 0 }
+  local end_row, end_col = range_end(buf, last)
+  local opts = { id = st.marks[key], end_row = end_row, end_col = end_col }
   if features.has_extmark_invalidate then
     opts.invalidate = true
   end
@@ -247,6 +255,7 @@ end
 M.extmark_rows = extmark_rows
 M.mark_range = mark_range
 M.set_mark = set_mark
+M.range_end = range_end
 M.set_stream = set_stream
 M.forget = forget
 M.refresh_diagnostics = refresh_diagnostics

@@ -112,8 +112,9 @@ local function try_edit(buf, st, edit)
   end
   vim.b[buf].toolhost_own_tick = api.nvim_buf_get_changedtick(buf)
   if edit.insert then
+    local end_row, end_col = blocks.range_end(buf, first + math.max(#edit.lines, 1) - 1)
     local ok_mark, id = pcall(api.nvim_buf_set_extmark, buf, ns, first, 0,
-      { id = st.results[edit.key], end_row = first + #edit.lines - 1, end_col = 0 })
+      { id = st.results[edit.key], end_row = end_row, end_col = end_col })
     if ok_mark then
       st.results[edit.key] = id
     end
