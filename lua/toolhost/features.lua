@@ -4,6 +4,8 @@ local api_level = vim.fn.api_info().version.api_level
 
 return {
   api_level = api_level,
+  -- Whether a table is a list: vim.islist (0.10); vim.tbl_islist warns as deprecated from 0.12.
+  islist = vim.islist or vim.tbl_islist,
   -- nvim_buf_set_extmark() `invalidate` (0.10); 0.7 rejects the key.
   has_extmark_invalidate = api_level >= 12,
   -- nvim_exec_autocmds() / User autocmd `data` (0.8); 0.7 has only vim.g.toolhost_event.

@@ -77,7 +77,9 @@ local function parse(field, text)
     end
     return number
   end
-  local length = vim.str_utfindex(text)
+  -- Code points, as JSON Schema counts them (str_utfindex's one-argument form is deprecated
+  -- from 0.11).
+  local length = vim.fn.strchars(text)
   if present(field.minLength) and length < field.minLength then
     return nil, ("%s: must be at least %d characters long"):format(field.name, field.minLength)
   end

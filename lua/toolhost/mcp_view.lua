@@ -3,6 +3,7 @@
 -- `l` opens its log, `S` starts the servers not running, `R` refreshes, `q` closes.
 -- Never waits on a server: every request is answered by the host at once, and nothing starts
 -- unless the user asks (`S`, :ToolMcp start, `r`).
+local islist = require("toolhost.features").islist
 local host = require("toolhost.host")
 local view_util = require("toolhost.view_util")
 
@@ -17,7 +18,7 @@ local function valid()
 end
 
 local function is_dict(t)
-  return getmetatable(t) == getmetatable(vim.empty_dict()) or not vim.tbl_islist(t)
+  return getmetatable(t) == getmetatable(vim.empty_dict()) or not islist(t)
 end
 
 -- JSON text of a decoded value, keys sorted so that a schema always reads the same.

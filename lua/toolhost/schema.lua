@@ -2,8 +2,9 @@
 -- documents from it): the types an option can have, and every option with its type, default,
 -- description and flags.
 
+local islist = require("toolhost.features").islist
 local function is_list(v)
-  return type(v) == "table" and (next(v) == nil or vim.tbl_islist(v))
+  return type(v) == "table" and (next(v) == nil or islist(v))
 end
 
 local function is_list_of_strings(v)

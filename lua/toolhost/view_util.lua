@@ -12,7 +12,7 @@ end
 -- whatever its length); `q` closes the window.
 function M.scratch(name, filetype)
   local buf = api.nvim_get_current_buf()
-  api.nvim_win_set_option(0, "wrap", false)
+  vim.wo.wrap = false
   pcall(api.nvim_buf_set_name, buf, name)
   for option, value in pairs({ buftype = "nofile", bufhidden = "wipe", swapfile = false, filetype = filetype }) do
     vim.bo[buf][option] = value
