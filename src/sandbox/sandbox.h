@@ -1,0 +1,76 @@
+#pragma once
+// The kernel sandbox of a job that runs unasked (SPEC 7, issue #38): Landlock (writes in the
+// project root, its temp dirs and the configured roots only; reads everywhere but the user's
+// secret stores), a user + mount namespace whose read-only binds keep the protected names inside
+// the root (.git, editor and agent config) unwritable, and a seccomp filter (no network but
+// socketpairs, no ptrace, no io_uring). Built once in the host, applied in the child between its
+// clone and its exec, at about the cost of a spawn. Knows nothing of jobs, tools or Neovim.
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace toolhost::sandbox {
+
+// What the kernel offers, probed once per host.
+struct Availability {
+  bool available = false;      // Landlock ABI >= 3, user namespaces and seccomp all usable
+  int landlock_abi = 0;        // 0: none (ENOSYS, EOPNOTSUPP)
+  bool user_namespaces = false;
+  bool seccomp = false;
+  std::string reason;          // why not available, for the notice and :checkhealth
+};
+const Availability& probe();
+
+struct Settings {
+  std::string root;                          // the project root: writable
+  std::vector<std::string> writable;         // extra writable roots (config: build caches)
+  std::vector<std::string> protected_names;  // relative to root; bound read-only if they exist
+  std::string home;                          // $HOME
+  std::vector<std::string> secrets;          // relative to home: unreadable (.ssh, .gnupg, ...)
+  bool network = false;                      // an allow-list entry's `network = true`
+};
+
+// The names inside the root that stay read-only, and the home's secret stores, by default
+// (one list: the file tools ask before writing these too).
+const std::vector<std::string>& default_protected_names();
+const std::vector<std::string>& default_secrets();
+
+// What the child gets: as jobs::spawn_process, with the environment already cleaned.
+struct SpawnArgs {
+  std::string path;                 // the program, resolved (execvp's search done by the caller)
+  std::vector<std::string> argv;
+  std::vector<std::string> environment;
+  std::string cwd;
+  int in_fd = -1;                   // -1: /dev/null
+  int out_fd = -1;
+  int err_fd = -1;
+};
+
+class Sandbox {
+ public:
+  // Builds the Landlock ruleset, the mount list and the BPF program for `settings`; nullptr
+  // and `error` when the kernel refuses any part.
+  static std::unique_ptr<Sandbox> create(const Settings& settings, std::string& error);
+  virtual ~Sandbox() = default;
+
+  // Spawns as the leader of a new session and process group, sandboxed. Returns 0 and sets
+  // `pid`, or an errno value (the exec's, or the sandbox's set-up in the child).
+  virtual int spawn(const SpawnArgs& args, pid_t& pid) const = 0;
+
+  // "write: root, tmp; network: off", for a result that says where a command ran.
+  virtual std::string describe() const = 0;
+
+  // The protected names (relative to the root) that exist now. spawn() binds those that exist
+  // when it runs (a few stat calls in the parent); one the job creates cannot be bound, so the
+  // caller compares this list at the job's start and end (`.envrc`, `.nvim.lua` appearing).
+  virtual std::vector<std::string> existing_protected() const = 0;
+};
+
+// The variables a sandboxed job never inherits: Neovim's socket is a way back into the editor,
+// the others lead to agents and daemons outside the sandbox.
+const std::vector<std::string>& dropped_environment();
+
+}  // namespace toolhost::sandbox
