@@ -43,13 +43,13 @@ std::string write_temp(const std::string& text) {
   return path;
 }
 
-struct Outcome {
+struct ParseOutcome {
   int status;
   std::string out;
   std::string err;
 };
 
-Outcome run(ParseCommand command) {
+ParseOutcome run(ParseCommand command) {
   std::ostringstream out, err;
   int status = run_parse_command(command, out, err);
   return {status, out.str(), err.str()};
@@ -97,7 +97,7 @@ TEST(Transcript, AtomicWritesGoThroughSymlinksKeepTheModeAndLeaveNoTemporaryFile
 }
 
 TEST(ParseCommand, JsonListsCallsWithZeroBasedRows) {
-  Outcome r = run({fixture("bash_block.chat.md"), "", true});
+  ParseOutcome r = run({fixture("bash_block.chat.md"), "", true});
   ASSERT_EQ(r.status, 0) << r.err;
   auto json = nlohmann::json::parse(r.out);
   ASSERT_EQ(json["calls"].size(), 1u) << r.out;
@@ -116,7 +116,7 @@ TEST(ParseCommand, JsonListsCallsWithZeroBasedRows) {
 }
 
 TEST(ParseCommand, MalformedBlocksAreListedWithLinesAndExitOne) {
-  Outcome r = run({fixture("parse/malformed.chat.md"), "", false});
+  ParseOutcome r = run({fixture("parse/malformed.chat.md"), "", false});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("error lines 14-16: line 15: unknown tool `no_such_tool`"),
             std::string::npos)
@@ -126,11 +126,11 @@ TEST(ParseCommand, MalformedBlocksAreListedWithLinesAndExitOne) {
 
 TEST(ParseCommand, RolesComeFromTheConfigFile) {
   std::string transcript = write_temp("## Boss\nrun it\n## Bot\n**bash**\n```bash\nls\n```\n");
-  Outcome plain = run({transcript, "", true});
+  ParseOutcome plain = run({transcript, "", true});
   EXPECT_TRUE(nlohmann::json::parse(plain.out)["calls"].empty()) << plain.out;
 
   std::string config = write_temp(R"({"roles": {"user": ["Boss"], "assistant": ["Bot"]}})");
-  Outcome custom = run({transcript, config, true});
+  ParseOutcome custom = run({transcript, config, true});
   ASSERT_EQ(custom.status, 0) << custom.err;
   auto json = nlohmann::json::parse(custom.out);
   ASSERT_EQ(json["calls"].size(), 1u) << custom.out;
@@ -138,13 +138,13 @@ TEST(ParseCommand, RolesComeFromTheConfigFile) {
 }
 
 TEST(ParseCommand, UnreadableInputIsAClearErrorWithStatusTwo) {
-  Outcome missing = run({"/nonexistent/chat.md", "", false});
+  ParseOutcome missing = run({"/nonexistent/chat.md", "", false});
   EXPECT_EQ(missing.status, 2);
   EXPECT_EQ(missing.err,
             "toolhost parse: cannot read /nonexistent/chat.md: No such file or directory\n");
   EXPECT_TRUE(missing.out.empty());
 
-  Outcome bad_config = run({fixture("bash_block.chat.md"), write_temp("[1, 2"), false});
+  ParseOutcome bad_config = run({fixture("bash_block.chat.md"), write_temp("[1, 2"), false});
   EXPECT_EQ(bad_config.status, 2);
   EXPECT_NE(bad_config.err.find("not a JSON object"), std::string::npos) << bad_config.err;
 }
@@ -152,7 +152,7 @@ TEST(ParseCommand, UnreadableInputIsAClearErrorWithStatusTwo) {
 TEST(ParseCommand, InvalidUtf8InParamsStillPrintsJson) {
   std::string transcript =
       write_temp("USER: x\nASSISTANT: y\n**bash**\n```bash\necho \xff\xfe\n```\n");
-  Outcome r = run({transcript, "", true});
+  ParseOutcome r = run({transcript, "", true});
   ASSERT_EQ(r.status, 0) << r.err;
   auto json = nlohmann::json::parse(r.out);
   ASSERT_EQ(json["calls"].size(), 1u);

@@ -2,8 +2,10 @@
 // configuration needs approval whatever auto_accept_edits says; any other edit still auto-runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "core/protected_names.h"
 #include "policy_calls.h"
 #include "test_jobs.h"
 #include "tools/policy.h"
@@ -109,6 +111,32 @@ TEST_F(PolicyVcs, OrdinaryEditsStillAutoRunWithAutoAcceptEdits) {
                            "docs/.git-notes", "notes/cvs.txt", ".jjx", "x.git"}) {
     Approval a = write(path);
     EXPECT_EQ(a.verdict, Verdict::Yes) << path << ": " << a.reason;
+  }
+}
+
+// Issue #38 §3: the sandbox's protected list is the file tools' too: what an editor, direnv or
+// an agent runs when the project is next opened asks, whatever auto_accept_edits says.
+TEST_F(PolicyVcs, EditorAndAgentConfigurationNeedsApprovalDespiteAutoAcceptEdits) {
+  for (const char* path : {".nvim.lua", ".nvimrc", ".exrc", ".envrc", "sub/.envrc", ".mcp.json",
+                           ".vscode/tasks.json", ".idea/workspace.xml", ".claude/settings.json",
+                           ".codex/config.toml", ".agents/x.md", ".VSCode/tasks.json"}) {
+    Approval a = write(path);
+    EXPECT_EQ(a.verdict, Verdict::No) << path;
+    EXPECT_NE(a.reason.find("is in editor or agent configuration"), std::string::npos)
+        << a.reason;
+  }
+  EXPECT_EQ(write(".envrc").reason,
+            "`.envrc` is in editor or agent configuration (`.envrc`), which runs programs when "
+            "the project is next opened: it always needs approval");
+  EXPECT_EQ(write("envrc.md").verdict, Verdict::Yes);
+}
+
+TEST(ProtectedNames, OneListServesTheFileToolsAndTheSandbox) {
+  const auto& names = core::protected_names();
+  for (const char* name : {".git", ".gitmodules", ".nvim.lua", ".nvimrc", ".exrc", ".envrc",
+                           ".mcp.json", ".vscode", ".idea", ".claude", ".codex", ".agents"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+    EXPECT_TRUE(is_vcs_control_name(name)) << name;
   }
 }
 
