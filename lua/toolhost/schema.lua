@@ -30,7 +30,9 @@ local function is_command_list(v)
   end
   for _, entry in ipairs(v) do
     local ok = type(entry) == "string"
-      or (type(entry) == "table" and type(entry[1]) == "string" and (entry.deny == nil or is_list_of_strings(entry.deny)))
+      or (type(entry) == "table" and type(entry[1]) == "string" and (entry.deny == nil or is_list_of_strings(entry.deny))
+        and (entry.sandbox == nil or type(entry.sandbox) == "boolean")
+        and (entry.network == nil or type(entry.network) == "boolean"))
     if not ok then
       return false
     end
@@ -84,7 +86,8 @@ local function allow_for_host(allow)
     if type(entry) == "string" then
       commands[#commands + 1] = entry
     else
-      commands[#commands + 1] = { words = entry[1], deny = entry.deny or {} }
+      commands[#commands + 1] = { words = entry[1], deny = entry.deny or {}, sandbox = entry.sandbox,
+                                  network = entry.network }
     end
   end
   return { commands = commands }
@@ -238,7 +241,7 @@ local entries = {
         name = "commands",
         type = T.commands,
         optional = true,
-        description = 'Literal word lists, "git status" or { "git log", deny = { "--output" } }; nil: the built-in read-only list.',
+        description = 'Literal word lists, "git status" or { "git log", deny = { "--output" } }, with sandbox = false (runs outside the sandbox) or network = true (sandboxed with the network on); nil: the built-in read-only list.',
       },
     },
   },
@@ -248,6 +251,34 @@ local entries = {
     default = false,
     host = true,
     description = "Auto-run the tools that edit files too.",
+  },
+  {
+    name = "sandbox",
+    type = one_of("auto", "off"),
+    default = "auto",
+    host = true,
+    description = 'Where auto-run runs terminal commands: "auto", in the kernel sandbox when it is available (on or off the allow-list); "off", the allow-list rule alone.',
+  },
+  {
+    name = "sandbox_approved",
+    type = T.boolean,
+    default = false,
+    host = true,
+    description = "Run the commands you approve in the sandbox too.",
+  },
+  {
+    name = "sandbox_writable",
+    type = T.strings,
+    default = {},
+    host = true,
+    description = "More directories a sandboxed command may write (build caches), besides the project root and /tmp.",
+  },
+  {
+    name = "sandbox_secrets",
+    type = T.strings,
+    optional = true,
+    host = true,
+    description = "Entries of your home a sandboxed command may not read; nil: .ssh, .gnupg, .aws, .config/gh, .netrc, .docker, .kube, .password-store.",
   },
   {
     name = "tools",

@@ -76,7 +76,8 @@ Result<AllowEntry> allow_entry_from_json(const nlohmann::json& entry) {
     return words;
   };
   const auto bad = error(
-      "allow.commands: expected \"cmd words\" or { \"cmd words\", deny = { \"--opt\", ... } }");
+      "allow.commands: expected \"cmd words\" or { \"cmd words\", deny = { \"--opt\", ... }, "
+      "sandbox = false, network = true }");
   AllowEntry out;
   if (entry.is_string()) {
     out.words = words_of(entry.get<std::string>());
@@ -90,11 +91,46 @@ Result<AllowEntry> allow_entry_from_json(const nlohmann::json& entry) {
         out.deny.push_back(option.get<std::string>());
       }
     }
+    for (const char* flag : {"sandbox", "network"}) {
+      if (!entry.contains(flag) || entry[flag].is_null()) continue;
+      if (!entry[flag].is_boolean()) return bad;
+      (std::string(flag) == "sandbox" ? out.sandbox : out.network) = entry[flag].get<bool>();
+    }
   } else {
     return bad;
   }
   if (out.words.empty()) return bad;
   return out;
+}
+
+// `sandbox`, `sandbox_approved`, `sandbox_writable`, `sandbox_secrets`.
+Result<bool> sandbox_from_json(const nlohmann::json& options, SandboxConfig& out) {
+  if (!options.is_object()) return true;
+  auto present = [&](const char* key) { return options.contains(key) && !options[key].is_null(); };
+  if (present("sandbox")) {
+    const auto& mode = options["sandbox"];
+    if (mode == "auto") {
+      out.mode = SandboxMode::Auto;
+    } else if (mode == "off") {
+      out.mode = SandboxMode::Off;
+    } else {
+      return error("sandbox: expected \"auto\" or \"off\"");
+    }
+  }
+  if (present("sandbox_approved")) {
+    if (!options["sandbox_approved"].is_boolean()) {
+      return error("sandbox_approved: expected a boolean");
+    }
+    out.approved = options["sandbox_approved"].get<bool>();
+  }
+  Reader reader;
+  reader.read(options, "sandbox_writable", out.writable);
+  if (present("sandbox_secrets")) {
+    out.secrets.emplace();
+    reader.read(options, "sandbox_secrets", *out.secrets);
+  }
+  if (!reader.error().empty()) return error(reader.error());
+  return true;
 }
 
 }  // namespace
@@ -156,6 +192,9 @@ Result<Config> config_from_json(const nlohmann::json& options) {
     }
     config.tools = std::move(*tools);
   }
+  if (auto sandbox = sandbox_from_json(options, config.sandbox); !sandbox) {
+    return error(sandbox.error());
+  }
   if (config.max_concurrent < 1) return error("max_concurrent: expected a number > 0");
   if (config.job_nice < 0 || config.job_nice > defaults::kMaxNice) {
     return error("job_nice: expected a number from 0 to 19");
@@ -185,12 +224,19 @@ nlohmann::json config_to_json(const Config& config) {
   };
   if (!config.shell.empty()) json["shell"] = config.shell;
   json["auto_accept_edits"] = config.auto_accept_edits;
+  json["sandbox"] = config.sandbox.mode == SandboxMode::Auto ? "auto" : "off";
+  json["sandbox_approved"] = config.sandbox.approved;
+  json["sandbox_writable"] = config.sandbox.writable;
+  if (config.sandbox.secrets) json["sandbox_secrets"] = *config.sandbox.secrets;
   if (config.allow_commands) {
     nlohmann::json commands = nlohmann::json::array();
     for (const auto& entry : *config.allow_commands) {
       std::string words;
       for (const auto& word : entry.words) words += (words.empty() ? "" : " ") + word;
-      commands.push_back({{"words", words}, {"deny", entry.deny}});
+      nlohmann::json out = {{"words", words}, {"deny", entry.deny}};
+      if (!entry.sandbox) out["sandbox"] = false;
+      if (entry.network) out["network"] = true;
+      commands.push_back(std::move(out));
     }
     json["allow"] = {{"commands", commands}};
   }

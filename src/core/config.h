@@ -47,6 +47,21 @@ struct OutputConfig {
 struct AllowEntry {
   std::vector<std::string> words;
   std::vector<std::string> deny;  // options the command may not carry (`--pre`, `-c`)
+  // `sandbox = false`: it runs unasked outside the sandbox, as before the sandbox (issue #38).
+  bool sandbox = true;
+  // `network = true`: sandboxed with the network on (package installs, fetches).
+  bool network = false;
+};
+
+// Where a command that runs unasked runs (issue #38, |toolhost-sandbox|).
+enum class SandboxMode { Auto, Off };
+struct SandboxConfig {
+  // `sandbox`: "auto" runs every terminal command auto-run starts in the kernel sandbox when
+  // it is available (on or off the allow-list); "off" keeps the allow-list rule alone.
+  SandboxMode mode = SandboxMode::Auto;
+  bool approved = false;               // `sandbox_approved`: what you approve runs sandboxed too
+  std::vector<std::string> writable;   // `sandbox_writable`: more writable roots (build caches)
+  std::optional<std::vector<std::string>> secrets;  // `sandbox_secrets`: unset = the defaults
 };
 
 struct Config {
@@ -63,6 +78,7 @@ struct Config {
   std::optional<std::vector<AllowEntry>> allow_commands;
   bool auto_accept_edits = false;
   std::vector<CustomTool> tools;
+  SandboxConfig sandbox;
 };
 
 // Reads what is present in `options` over the defaults; absent or null keys keep them. A value

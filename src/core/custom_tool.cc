@@ -7,8 +7,8 @@
 namespace toolhost::core {
 namespace {
 
-constexpr const char* kKeys[] = {"cmd",         "cmds",       "shell", "fn",  "params",
-                                 "auto_accept", "timeout_ms", "cwd",   "env", "description"};
+constexpr const char* kKeys[] = {"cmd", "cmds", "shell", "fn",  "params",      "auto_accept",
+                                 "timeout_ms", "cwd", "env", "description", "sandbox"};
 
 bool is_strings(const nlohmann::json& value) {
   return value.is_array() && !value.empty() &&
@@ -113,6 +113,10 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
       return bad("auto_accept", "a boolean or a Lua function");
     }
   }
+  if (has("sandbox")) {
+    if (!spec["sandbox"].is_boolean()) return bad("sandbox", "a boolean");
+    tool.sandbox = spec["sandbox"].get<bool>();
+  }
   if (has("params")) {
     const auto& params = spec["params"].is_array() && spec["params"].empty()
                              ? nlohmann::json::object()
@@ -205,6 +209,7 @@ nlohmann::json custom_tool_to_json(const CustomTool& tool) {
                             ? nlohmann::json("function")
                             : nlohmann::json(tool.auto_accept == CustomTool::AutoAccept::Yes);
   if (tool.timeout_ms) json["timeout_ms"] = *tool.timeout_ms;
+  if (!tool.sandbox) json["sandbox"] = false;
   if (!tool.cwd.empty()) json["cwd"] = tool.cwd;
   if (!tool.description.empty()) json["description"] = tool.description;
   if (!tool.env.empty()) {

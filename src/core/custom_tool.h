@@ -36,6 +36,8 @@ struct CustomTool {
   std::optional<uint64_t> timeout_ms;
   std::string cwd;  // relative to the root, confined
   std::vector<std::pair<std::string, std::string>> env;
+  // `sandbox = false`: what auto-run starts of it runs outside the kernel sandbox (issue #38).
+  bool sandbox = true;
 };
 
 // An argv template element cut at its placeholders. `${name}` (name: letters, digits, `_`,
