@@ -18,6 +18,19 @@ function M.announce(chan)
   vim.rpcnotify(chan, "toolhost.serve_agents", { root = config.absolute_root() })
 end
 
+-- Agents find a Neovim only through its running host (:help toolhost-agents), and an agent in
+-- the terminal beside an editor on ordinary files would wait for a chat buffer that never
+-- comes: with `serve.enabled` and `serve.at_startup` the host starts once Neovim has started
+-- (plugin/toolhost.lua calls this after VimEnter, when setup() has run). Quietly: a binary not
+-- built yet is said by the first command that needs it, and by :checkhealth, not at every start.
+function M.start_at_startup()
+  local serve = config.options.serve or {}
+  if serve.enabled == false or serve.at_startup == false then
+    return false
+  end
+  return require("toolhost.host").ensure() ~= nil
+end
+
 local function find_named(name)
   for _, buf in ipairs(api.nvim_list_bufs()) do
     if api.nvim_buf_get_name(buf) == name then
