@@ -1,4 +1,5 @@
--- Commands and autocmds only: nothing starts until a command or a chat buffer needs it.
+-- Commands and autocmds; the host starts when a command or a chat buffer needs it, or, for
+-- agents (serve.at_startup), once Neovim has started.
 if vim.g.loaded_toolhost then
   return
 end
@@ -59,3 +60,19 @@ vim.api.nvim_create_autocmd({ "FileType", "BufReadPost", "BufNewFile" }, {
     end
   end,
 })
+
+-- Off the startup path: after VimEnter (setup() has run by then, so its options count) and a
+-- little later still, so that Neovim draws its first screen and reads the first keys before the
+-- host's spawn takes its ~1 ms. A plugin loaded after startup (a plugin manager's lazy load, a
+-- test) starts it the same way.
+local startup_delay_ms = 50
+local function start_later()
+  vim.defer_fn(function()
+    require("toolhost.agents").start_at_startup()
+  end, startup_delay_ms)
+end
+if vim.v.vim_did_enter == 1 then
+  start_later()
+else
+  vim.api.nvim_create_autocmd("VimEnter", { group = group, once = true, callback = start_later })
+end

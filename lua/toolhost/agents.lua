@@ -18,6 +18,19 @@ function M.announce(chan)
   vim.rpcnotify(chan, "toolhost.serve_agents", { root = config.absolute_root() })
 end
 
+-- Agents find a Neovim only through its running host (:help toolhost-agents), and an agent in
+-- the terminal beside an editor on ordinary files would wait for a chat buffer that never
+-- comes: with `serve.enabled` and `serve.at_startup` the host starts once Neovim has started
+-- (plugin/toolhost.lua calls this after VimEnter, when setup() has run). Quietly: a binary not
+-- built yet is said by the first command that needs it, and by :checkhealth, not at every start.
+function M.start_at_startup()
+  local serve = config.options.serve or {}
+  if serve.enabled == false or serve.at_startup == false then
+    return false
+  end
+  return require("toolhost.host").ensure() ~= nil
+end
+
 local function find_named(name)
   for _, buf in ipairs(api.nvim_list_bufs()) do
     if api.nvim_buf_get_name(buf) == name then
@@ -91,6 +104,42 @@ local function open(buf, how)
   pcall(api.nvim_set_current_win, win)
 end
 
+-- `text` cut to `width` display cells, its end replaced by "…" when cut.
+local function fit(text, width)
+  if vim.fn.strdisplaywidth(text) <= width then
+    return text
+  end
+  local chars = vim.fn.strchars(text)
+  while chars > 0 and vim.fn.strdisplaywidth(vim.fn.strcharpart(text, 0, chars)) > width - 1 do
+    chars = chars - 1
+  end
+  return vim.fn.strcharpart(text, 0, chars) .. "…"
+end
+
+-- The approval notice, in one line of the command line: a longer one makes Neovim (0.7, with
+-- 'cmdheight' 1) stop at "Press ENTER", which eats the keys the user is typing in their own
+-- window. The commands' hint goes first (the agent's buffer shows its keys too), then the end
+-- of the command, then of the whole line.
+function M.notice(client, summary)
+  local head = ("toolhost: %s asks: "):format(client)
+  local tail = " (:ToolRun/:ToolReject)"
+  -- 68 cells on an 80-column screen with 'ruler' and 'showcmd' (the defaults).
+  local room = math.max(vim.v.echospace, 1)
+  local command = summary:gsub("%s+", " ")
+  local width = vim.fn.strdisplaywidth
+  if width(head .. command .. tail) <= room then
+    return head .. command .. tail
+  end
+  if width(head .. command) <= room then
+    return head .. command
+  end
+  local left = room - width(head .. tail)
+  if left >= 10 then
+    return head .. fit(command, left) .. tail
+  end
+  return fit(head .. command .. tail, room)
+end
+
 -- From the host: { client, intro, lines, needs_approval, summary }. Appends the call's message
 -- and answers where it went: { buf, row } (0-based row of its first line), or { error }.
 function M.append(args)
@@ -103,14 +152,9 @@ function M.append(args)
   end
   require("toolhost").attach(buf)
   if args.needs_approval then
-    vim.notify(
-      ("toolhost: %s asks to run %s (:ToolRun in its buffer, :ToolReject [reason] to decline)"):format(
-        args.client,
-        args.summary
-      ),
-      vim.log.levels.WARN
-    )
+    -- The window first: the notice then fits the command line as it is after the split.
     open(buf, (config.options.serve or {}).open or "split")
+    vim.notify(M.notice(args.client, args.summary), vim.log.levels.WARN)
   end
   return { buf = buf, row = row }
 end

@@ -95,26 +95,26 @@ function M.detach(buf)
   require("toolhost.ui").forget_buffer(buf)
 end
 
--- Runs the tool call under the cursor (the user's approval for it).
+-- Runs the tool call under the cursor (the user's approval for it), or the one awaiting
+-- approval: in this buffer, else in another (an agent's, while the user works in a file;
+-- awaiting.lua asks which when several wait).
 function M.run_at_cursor(opts)
   opts = opts or {}
-  local buf = vim.api.nvim_get_current_buf()
-  if not M.attach(buf) then
-    return
-  end
-  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
-  host.notify("toolhost.run", { buf = buf, row = row, force = opts.force == true })
+  require("toolhost.awaiting").target("Run", function(buf, row)
+    if M.attach(buf) then
+      host.notify("toolhost.run", { buf = buf, row = row, force = opts.force == true })
+    end
+  end)
 end
 
--- Declines the call under the cursor (or the first one awaiting approval): the model reads
--- that the user declined, with `reason` when given.
+-- Declines the call under the cursor or the one awaiting approval, found as run_at_cursor()
+-- finds it: the model reads that the user declined, with `reason` when given.
 function M.reject(reason)
-  local buf = vim.api.nvim_get_current_buf()
-  if not M.attach(buf) then
-    return
-  end
-  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
-  host.notify("toolhost.reject", { buf = buf, row = row, reason = reason or "" })
+  require("toolhost.awaiting").target("Decline", function(buf, row)
+    if M.attach(buf) then
+      host.notify("toolhost.reject", { buf = buf, row = row, reason = reason or "" })
+    end
+  end)
 end
 
 -- Runs the pending calls of the last assistant message, in order. With `confirm_run_all`, asks

@@ -358,6 +358,12 @@ local entries = {
         description = "Agents started in this project may reach this Neovim (a socket only you can use).",
       },
       {
+        name = "at_startup",
+        type = T.boolean,
+        default = true,
+        description = "With `enabled`, the host starts once Neovim has started, so that agents find this Neovim before any chat buffer or command.",
+      },
+      {
         name = "open",
         type = one_of("split", "tab", "none"),
         default = "split",

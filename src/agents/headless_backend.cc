@@ -36,23 +36,36 @@ HeadlessBackend::~HeadlessBackend() {
            [](uv_handle_t* handle) { delete reinterpret_cast<uv_timer_t*>(handle); });
 }
 
-void HeadlessBackend::start(Call call, Sink sink) {
+namespace {
+
+core::ToolCall tool_call_of(const mcp::ToolBackend::Call& call) {
   core::ToolCall tool_call;
   tool_call.tool = call.tool;
-  tool_call.params = std::move(call.arguments);
+  tool_call.params = call.arguments;
   tool_call.dialect = core::Dialect::Json;
   tool_call.id = parse::call_id(tool_call.tool, tool_call.params, 0);
-  tools::Approval approval{tools::Approval::Verdict::Yes, "--approve all"};
-  if (!options_.approve_all)
-    approval = tools::auto_accept(tool_call, options_.config, options_.root);
-  if (!approval.auto_run()) {
-    std::string reason = approval.reason;
-    if (approval.verdict == tools::Approval::Verdict::AskLua) reason += " (a Lua function)";
-    sink.done(not_run(call.tool + " needs approval (" + reason +
+  return tool_call;
+}
+
+}  // namespace
+
+std::optional<std::string> HeadlessBackend::approval_needed(const Call& call) const {
+  if (options_.approve_all) return std::nullopt;
+  tools::Approval approval = tools::auto_accept(tool_call_of(call), options_.config, options_.root);
+  if (approval.auto_run()) return std::nullopt;
+  std::string reason = approval.reason;
+  if (approval.verdict == tools::Approval::Verdict::AskLua) reason += " (a Lua function)";
+  return reason;
+}
+
+void HeadlessBackend::start(Call call, Sink sink) {
+  if (std::optional<std::string> reason = approval_needed(call)) {
+    sink.done(not_run(call.tool + " needs approval (" + *reason +
                       "), and approval needs Neovim: no Neovim with toolhost serves " +
                       options_.root + " (or start `toolhost mcp serve --approve all`)"));
     return;
   }
+  core::ToolCall tool_call = tool_call_of(call);
   tools::RunContext context{options_.config, options_.root};
   context.automatic = !options_.approve_all;
   auto spec = tools::job_for(tool_call, context);

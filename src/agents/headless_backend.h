@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ class HeadlessBackend : public mcp::ToolBackend {
 
   std::vector<mcp::Tool> tools() override { return tools_; }
   void start(Call call, Sink sink) override;
+  // Why `call` needs an approval nobody here can give; nullopt when it would run.
+  std::optional<std::string> approval_needed(const Call& call) const;
   void cancel(uint64_t id, const std::string& reason) override;
 
   // Ends every job (SIGTERM, SIGKILL after the config's kill grace); `done` runs once they are

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "agents/headless_backend.h"
+#include "agents/host_seeking_backend.h"
 #include "cli/transcript.h"
 #include "jsonrpc/stream_transport.h"
 #include "mcp/host_registry.h"
@@ -16,10 +17,17 @@
 namespace toolhost::cli {
 namespace {
 
-// Runs the agent's calls here until it goes away or a signal comes; the jobs end with it.
+// Runs the agent's calls here until it goes away or a signal comes; the jobs end with it. A
+// call that needs approval looks for a Neovim host again (`find_host`) and, once one serves the
+// project, the calls go there.
 int serve_headless(uv_loop_t* loop, agents::HeadlessBackend::Options options,
-                   const std::string& version, std::ostream& err) {
-  agents::HeadlessBackend backend(loop, std::move(options));
+                   agents::HostSeekingBackend::FindHost find_host, const std::string& version,
+                   std::ostream& err) {
+  agents::HeadlessBackend local(loop, std::move(options));
+  agents::HostSeekingBackend backend(loop, local, std::move(find_host), version,
+                                     [&err](const std::string& message) {
+                                       err << "toolhost mcp serve: " << message << std::endl;
+                                     });
   mcp::Server server(loop, jsonrpc::StreamTransport::from_fds(loop, 0, 1), backend,
                      mcp::Server::Info{"toolhost", version, {}});
   uv_signal_t signals[3];
@@ -27,7 +35,7 @@ int serve_headless(uv_loop_t* loop, agents::HeadlessBackend::Options options,
   auto stop = [&] {
     if (stopping) return;
     stopping = true;
-    backend.shutdown([&] {
+    local.shutdown([&] {
       for (auto& signal : signals) uv_close(reinterpret_cast<uv_handle_t*>(&signal), nullptr);
     });
   };
@@ -54,6 +62,22 @@ int serve_headless(uv_loop_t* loop, agents::HeadlessBackend::Options options,
   return 0;
 }
 
+// The Neovim host whose project holds `root`, from the registry; what was odd on the way goes
+// to `err`.
+std::optional<mcp::HostEntry> registered_host(const std::string& state_dir,
+                                              const std::string& root, std::ostream& err) {
+  std::string error;
+  auto dir = mcp::socket_dir(state_dir, error);
+  if (!dir) {
+    err << "toolhost mcp serve: no host registry: " << error << "\n";
+    return std::nullopt;
+  }
+  std::vector<std::string> warnings;
+  std::optional<mcp::HostEntry> host = mcp::find_host(*dir, root, &warnings);
+  for (const auto& warning : warnings) err << "toolhost mcp serve: " << warning << "\n";
+  return host;
+}
+
 // The socket of the host to relay to: the one named, or the Neovim host whose project holds
 // `root`. Empty when there is none (then the calls run here); nullopt when the named one is
 // unusable (an error to report, not a reason to run unapproved calls here).
@@ -68,14 +92,7 @@ std::optional<std::string> host_socket(const ServeCommand& command, const std::s
     err << "toolhost mcp serve: relaying to the host at " << command.socket << "\n";
     return command.socket;
   }
-  auto dir = mcp::socket_dir(command.state_dir, error);
-  if (!dir) {
-    err << "toolhost mcp serve: no host registry: " << error << "\n";
-    return std::string();
-  }
-  std::vector<std::string> warnings;
-  std::optional<mcp::HostEntry> host = mcp::find_host(*dir, root, &warnings);
-  for (const auto& warning : warnings) err << "toolhost mcp serve: " << warning << "\n";
+  std::optional<mcp::HostEntry> host = registered_host(command.state_dir, root, err);
   if (!host) return std::string();
   err << "toolhost mcp serve: relaying to the Neovim host (pid " << host->pid << ") serving "
       << host->root << " at " << host->socket << "\n";
@@ -145,7 +162,14 @@ int run_serve_command(const ServeCommand& command, std::ostream& err) {
   err << "toolhost mcp serve: no Neovim serves " << root
       << (options.approve_all ? ": running every call here (--approve all)\n"
                               : ": running calls here; those that need approval are refused\n");
-  int status = serve_headless(&loop, std::move(options), command.version, err);
+  auto find_host = [state_dir = command.state_dir, root, &err]() -> std::optional<std::string> {
+    std::optional<mcp::HostEntry> host = registered_host(state_dir, root, err);
+    if (!host) return std::nullopt;
+    err << "toolhost mcp serve: found the Neovim host (pid " << host->pid << ") serving "
+        << host->root << " at " << host->socket << "\n";
+    return host->socket;
+  };
+  int status = serve_headless(&loop, std::move(options), std::move(find_host), command.version, err);
   uv_run(&loop, UV_RUN_DEFAULT);  // close callbacks
   uv_loop_close(&loop);
   return status;

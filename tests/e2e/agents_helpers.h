@@ -92,6 +92,16 @@ inline std::unique_ptr<AgentProcess> connect_agent(NvimHarness& nvim, const std:
   return agent;
 }
 
+// Waits until Neovim knows of a call awaiting approval (the host's batch saying so comes
+// after the call's notice); throws after 10 s.
+inline void wait_awaiting(NvimHarness& nvim) {
+  if (!nvim.lua("return vim.wait(10000, function() "
+                "return require('toolhost.ui').awaiting_count() > 0 end, 5)")
+           .get<bool>()) {
+    throw std::runtime_error("no call awaits approval");
+  }
+}
+
 // The next "notify" (NvimHarness::forward_notify) whose message holds `text`; its message.
 inline std::string wait_notify_with(NvimHarness& nvim, const std::string& text) {
   for (;;) {

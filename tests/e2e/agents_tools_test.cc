@@ -73,8 +73,7 @@ TEST(AgentsTools, EditWaitsInAJsonFenceAndWritesTheFileOnceApproved) {
   int64_t id = agent->call("create_or_replace_file",
                            {{"path", "made.txt"}, {"content", "made by the agent\n"}});
   EXPECT_EQ(wait_notify_with(nvim, "made.txt"),
-            "toolhost: claude-code asks to run create_or_replace_file made.txt (:ToolRun in its "
-            "buffer, :ToolReject [reason] to decline)");
+            "toolhost: claude-code asks: create_or_replace_file made.txt");  // 68 cells: no hint
   int64_t buf = agent_buffer(nvim, "claude-code");
   barrier(nvim, buf);  // held
   const fs::path made = fs::path(nvim.temp_dir()) / "made.txt";

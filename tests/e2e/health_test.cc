@@ -153,6 +153,7 @@ TEST(Health, SetupRejectsUnknownAndInvalidOptions) {
 
 TEST(Health, NothingStartsUntilNeeded) {
   NvimHarness nvim;
+  // With serve.at_startup off (the harness's default; agents_startup_test.cc tests it on),
   // setup() and the plugin file start no process: the host starts with the first chat buffer.
   EXPECT_EQ(nvim.lua("return require('toolhost.host').running()"), false);
   nvim.open_fixture("bash_block.chat.md", "lazy.chat.md");

@@ -93,9 +93,14 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
 
   channel_ = request("nvim_get_api_info", nlohmann::json::array())[0].get<int64_t>();
   // Auto-run is off unless a test turns it on: a test that edits a buffer must not start
-  // calls by the idle rule behind its back.
-  nlohmann::json opts = {{"binary", TOOLHOST_BINARY}, {"log_level", "debug"}, {"auto_run", false}};
-  opts.update(setup_opts);
+  // calls by the idle rule behind its back. So is the host's start after Neovim's
+  // (serve.at_startup): a test starts the host when it needs one, at a point it chose
+  // (agents_startup_test.cc tests the start at startup itself).
+  nlohmann::json opts = {{"binary", TOOLHOST_BINARY},
+                         {"log_level", "debug"},
+                         {"auto_run", false},
+                         {"serve", {{"at_startup", false}}}};
+  opts.merge_patch(setup_opts);  // serve's other keys join at_startup
   lua(R"(
     local root, opts = ...
     vim.opt.rtp:prepend(root)
