@@ -1,7 +1,9 @@
 #include "tools/policy.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "tools/bulk_delete.h"
 #include "tools/shell_policy.h"
 #include "tools/vcs_paths.h"
 
@@ -20,7 +22,66 @@ bool one_of(const std::string& name, const char* const (&names)[N]) {
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
+SandboxState& state() {
+  static SandboxState current;
+  return current;
+}
+
+const core::CustomTool* custom_tool(const core::Config& config, const std::string& name) {
+  for (const auto& custom : config.tools) {
+    if (custom.name == name) return &custom;
+  }
+  return nullptr;
+}
+
+bool sandbox_on(const core::Config& config) {
+  return config.sandbox.mode == core::SandboxMode::Auto && state().available;
+}
+
+// The allow-list rule's decision for a terminal command (nullopt: no command string).
+std::optional<ShellDecision> shell_rule(const core::ToolCall& call, const core::Config& config,
+                                        const std::string& root, std::string& command) {
+  auto found = call.params.find("command");
+  if (found == call.params.end() || !found->is_string()) return std::nullopt;
+  command = found->get<std::string>();
+  static const std::vector<core::AllowEntry> defaults = default_allow_list();
+  const auto& allow = config.allow_commands ? *config.allow_commands : defaults;
+  return shell_decision(command, allow, root);
+}
+
+// A terminal command with the sandbox on: it runs sandboxed unless it deletes in bulk or its
+// entry keeps it outside.
+Approval sandboxed_shell(const std::string& command, const ShellDecision& rule) {
+  if (rule.auto_run && rule.entry && !rule.entry->sandbox) {
+    return {Verdict::Yes, rule.reason + " (sandbox = false: outside the sandbox)"};
+  }
+  if (auto bulk = bulk_delete_reason(command)) return {Verdict::No, *bulk};
+  const bool network = rule.auto_run && rule.entry && rule.entry->network;
+  std::string reason = rule.auto_run ? rule.reason + ", in the sandbox" : "in the sandbox";
+  if (network) reason += " with the network";
+  return {Verdict::Yes, reason, /*sandboxed=*/true, network};
+}
+
 }  // namespace
+
+void set_sandbox_state(SandboxState state) { ::toolhost::tools::state() = std::move(state); }
+
+const SandboxState& sandbox_state() { return state(); }
+
+SandboxNeed sandbox_need(const core::ToolCall& call, const core::Config& config,
+                         const std::string& root) {
+  if (!sandbox_on(config)) return {};
+  if (call.tool == "run_terminal_command") {
+    std::string command;
+    auto rule = shell_rule(call, config, root, command);
+    if (!rule) return {};
+    if (rule->auto_run && rule->entry && !rule->entry->sandbox) return {};
+    return {true, rule->auto_run && rule->entry && rule->entry->network};
+  }
+  const core::CustomTool* custom = custom_tool(config, call.tool);
+  if (custom && !custom->fn && custom->sandbox) return {true, false};
+  return {};
+}
 
 bool writes_files(const std::string& tool) {
   return one_of(tool, kEdits) || one_of(tool, kFileMoves);
@@ -40,23 +101,23 @@ Approval auto_accept(const core::ToolCall& call, const core::Config& config,
   }
   if (one_of(tool, kFileMoves)) return {Verdict::No, tool + " always needs approval"};
   if (tool == "run_terminal_command") {
-    auto command = call.params.find("command");
-    if (command == call.params.end() || !command->is_string()) {
-      return {Verdict::No, "the command is not a string"};
-    }
-    static const std::vector<core::AllowEntry> defaults = default_allow_list();
-    const auto& allow = config.allow_commands ? *config.allow_commands : defaults;
-    ShellDecision decision = shell_decision(command->get<std::string>(), allow, root);
-    return {decision.auto_run ? Verdict::Yes : Verdict::No, decision.reason};
+    std::string command;
+    auto rule = shell_rule(call, config, root, command);
+    if (!rule) return {Verdict::No, "the command is not a string"};
+    if (sandbox_on(config)) return sandboxed_shell(command, *rule);
+    return {rule->auto_run ? Verdict::Yes : Verdict::No, rule->reason};
   }
-  for (const auto& custom : config.tools) {
-    if (custom.name != tool) continue;
-    switch (custom.auto_accept) {
+  if (const core::CustomTool* custom = custom_tool(config, tool)) {
+    const bool sandboxed = sandbox_on(config) && !custom->fn && custom->sandbox;
+    switch (custom->auto_accept) {
       case core::CustomTool::AutoAccept::Yes:
-        return {Verdict::Yes, "tools." + tool + ".auto_accept is true"};
+        return {Verdict::Yes,
+                "tools." + tool + ".auto_accept is true" + (sandboxed ? ", in the sandbox" : ""),
+                sandboxed};
       case core::CustomTool::AutoAccept::Function:
-        return {Verdict::AskLua, "tools." + tool + ".auto_accept decides"};
+        return {Verdict::AskLua, "tools." + tool + ".auto_accept decides", sandboxed};
       case core::CustomTool::AutoAccept::No:
+        if (sandboxed) return {Verdict::Yes, "a custom tool, in the sandbox", true};
         return {Verdict::No, tool + " is a custom tool without auto_accept"};
     }
   }

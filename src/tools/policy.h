@@ -15,13 +15,40 @@ struct Approval {
   enum class Verdict { Yes, No, AskLua };  // AskLua: a custom tool's auto_accept function decides
   Verdict verdict = Verdict::No;
   std::string reason;  // the rule that allowed or held the call, for the user
+  // Auto-run may start it only in the kernel sandbox (issue #38), with the network when its
+  // allow-list entry says `network = true`.
+  bool sandboxed = false;
+  bool network = false;
   bool auto_run() const { return verdict == Verdict::Yes; }
 };
 
+// Whether the kernel sandbox can run a command (sandbox::probe(), which the host and the CLI
+// read once at start and set here; unset: unavailable, and the allow-list rule alone decides).
+struct SandboxState {
+  bool available = false;
+  std::string reason;  // why not, for the notice
+};
+void set_sandbox_state(SandboxState state);
+const SandboxState& sandbox_state();
+
+// How a call that auto-run starts runs: in the sandbox (and with the network) or not. For a
+// terminal command or a custom `cmd` tool when `sandbox = "auto"` and the sandbox is available,
+// unless its allow-list entry or tool says `sandbox = false`; never for the other tools.
+struct SandboxNeed {
+  bool sandboxed = false;
+  bool network = false;
+};
+SandboxNeed sandbox_need(const core::ToolCall& call, const core::Config& config,
+                         const std::string& root);
+
 // Read-only tools: yes. Edits (create_or_replace_file, replace_in_file, edit_buffer): only with
-// auto_accept_edits, and never one whose path parameter reaches a VCS control place
-// (vcs_paths.h). delete_file, move_file, copy_file: never. The shell: the allow-list rule.
-// Custom tools: their auto_accept. Unknown tools: never.
+// auto_accept_edits, and never one whose path parameter reaches a protected place
+// (vcs_paths.h). delete_file, move_file, copy_file: never. The shell: with the sandbox (config
+// `sandbox = "auto"` and available), yes, sandboxed, on or off the allow-list, but never a
+// command that deletes or overwrites in bulk (bulk_delete.h); an allow-list entry with
+// `sandbox = false` keeps the allow-list rule alone, as does `sandbox = "off"` or a kernel
+// without the sandbox. Custom tools: their auto_accept, and a `cmd` tool without it runs
+// sandboxed as a terminal command does. Unknown tools: never.
 Approval auto_accept(const core::ToolCall& call, const core::Config& config,
                      const std::string& root);
 

@@ -201,7 +201,7 @@ ShellDecision shell_decision(std::string_view command, const std::vector<AllowEn
     if (word.glob) return ask("the glob `" + word.text + "` may reach outside the root");
     if (!resolves_inside(root, *path)) return ask("`" + *path + "` is outside the root");
   }
-  return ShellDecision{true, "allowed by `" + name + "`"};
+  return ShellDecision{true, "allowed by `" + name + "`", entry};
 }
 
 }  // namespace toolhost::tools

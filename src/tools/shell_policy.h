@@ -24,6 +24,7 @@ AllowEntry allow_entry(std::string_view words, std::vector<std::string> deny = {
 struct ShellDecision {
   bool auto_run = false;
   std::string reason;  // why it needs approval, or which entry allowed it
+  const AllowEntry* entry = nullptr;  // the entry that allowed it (in `allow`), when one did
 };
 
 // The rule, in order:
