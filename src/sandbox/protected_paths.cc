@@ -58,7 +58,9 @@ std::vector<std::string> existing_names(const std::string& root,
                                         const std::vector<std::string>& names) {
   std::vector<std::string> found;
   for (const auto& name : names) {
-    if (exists(root + "/" + name)) found.push_back(name);
+    // lstat: a symlink the job made (`.nvim.lua -> elsewhere`) counts, even dangling.
+    struct stat st {};
+    if (::lstat((root + "/" + name).c_str(), &st) == 0) found.push_back(name);
   }
   return found;
 }

@@ -84,8 +84,12 @@ class KernelSandbox final : public Sandbox {
     plan.in_fd = args.in_fd;
     plan.out_fd = args.out_fd;
     plan.err_fd = args.err_fd;
-    plan.uid_map = uid_map_.c_str();
-    plan.gid_map = gid_map_.c_str();
+    // The namespace exists only to hold the binds: without one, a spawn saves its set-up and
+    // its teardown at the exit (Landlock forbids mounting either way).
+    if (binds.size() > 0) {
+      plan.uid_map = uid_map_.c_str();
+      plan.gid_map = gid_map_.c_str();
+    }
     plan.binds = binds.data();
     plan.bind_count = binds.size();
     plan.ruleset_fd = ruleset_fd_;

@@ -22,7 +22,7 @@ struct Availability {
   bool seccomp = false;
   std::string reason;  // why not available, for the notice and :checkhealth
 };
-// Cached: the first call runs the probe (three short-lived children, about a millisecond).
+// Cached: the first call runs the probe (three short-lived children: a few milliseconds).
 // Test flag: TOOLHOST_SANDBOX_UNAVAILABLE=<reason> in the environment makes the probe report
 // the sandbox unavailable with that reason (the tests of the unsandboxed path use it).
 const Availability& probe();
