@@ -16,17 +16,23 @@ namespace toolhost::sandbox {
 
 // What the kernel offers, probed once per host.
 struct Availability {
-  bool available = false;      // Landlock ABI >= 3, user namespaces and seccomp all usable
-  int landlock_abi = 0;        // 0: none (ENOSYS, EOPNOTSUPP)
+  bool available = false;  // Landlock ABI >= 3, user namespaces and seccomp all usable
+  int landlock_abi = 0;    // 0: none (ENOSYS, EOPNOTSUPP)
   bool user_namespaces = false;
   bool seccomp = false;
-  std::string reason;          // why not available, for the notice and :checkhealth
+  std::string reason;  // why not available, for the notice and :checkhealth
 };
+// Cached: the first call runs the probe (three short-lived children: a few milliseconds).
+// Test flag: TOOLHOST_SANDBOX_UNAVAILABLE=<reason> in the environment makes the probe report
+// the sandbox unavailable with that reason (the tests of the unsandboxed path use it).
 const Availability& probe();
+// The probe itself, run again (for the tests of the flag above).
+Availability probe_uncached();
 
 struct Settings {
   std::string root;                          // the project root: writable
   std::vector<std::string> writable;         // extra writable roots (config: build caches)
+  std::string tmpdir;                        // $TMPDIR: writable like /tmp and /dev/shm
   std::vector<std::string> protected_names;  // relative to root; bound read-only if they exist
   std::string home;                          // $HOME
   std::vector<std::string> secrets;          // relative to home: unreadable (.ssh, .gnupg, ...)
@@ -40,12 +46,12 @@ const std::vector<std::string>& default_secrets();
 
 // What the child gets: as jobs::spawn_process, with the environment already cleaned.
 struct SpawnArgs {
-  std::string path;                 // the program, resolved (execvp's search done by the caller)
+  std::string path;  // the program, resolved (execvp's search done by the caller)
   std::vector<std::string> argv;
   std::vector<std::string> environment;
   std::string cwd;
-  int in_fd = -1;                   // -1: /dev/null
-  int out_fd = -1;
+  int in_fd = -1;   // -1: /dev/null
+  int out_fd = -1;  // -1: the host's (the tests' children only)
   int err_fd = -1;
 };
 
@@ -72,5 +78,7 @@ class Sandbox {
 // The variables a sandboxed job never inherits: Neovim's socket is a way back into the editor,
 // the others lead to agents and daemons outside the sandbox.
 const std::vector<std::string>& dropped_environment();
+// `env` ("NAME=value" entries) without the dropped variables.
+std::vector<std::string> clean_environment(const std::vector<std::string>& env);
 
 }  // namespace toolhost::sandbox

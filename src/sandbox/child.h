@@ -1,0 +1,53 @@
+#pragma once
+// The sandboxed child between clone and exec. It shares the host's memory (CLONE_VM, as glibc's
+// posix_spawn does: no page tables copied) and runs while the host's thread waits
+// (CLONE_VFORK), so it may only make system calls: no allocation, no lock, no stdio. Everything
+// it needs is prepared by the parent in a ChildPlan; it applies it in order and execs.
+
+#include <linux/filter.h>
+#include <sys/types.h>
+
+#include <cstddef>
+
+namespace toolhost::sandbox {
+
+// A path bound read-only onto itself. `locked_flags` are the mount's own nosuid, nodev, noexec
+// and atime flags: inside a user namespace a remount must keep them, or it fails with EPERM.
+struct ReadOnlyBind {
+  const char* path;
+  unsigned long locked_flags;
+};
+
+struct ChildPlan {
+  // What to exec; nullptr for a trial (probe): apply everything, then _exit(0).
+  const char* path = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  char* const* sh_argv = nullptr;  // {"/bin/sh", path, argv[1..]}: execvp's rule on ENOEXEC
+  const char* cwd = nullptr;       // nullptr: the host's
+  bool new_session = true;
+  int in_fd = -1;   // -1: /dev/null
+  int out_fd = -1;  // -1: left as inherited
+  int err_fd = -1;
+
+  // The user and mount namespace; skipped when uid_map is nullptr.
+  const char* uid_map = nullptr;  // "U U 1": the caller's real ids, mapped to themselves
+  const char* gid_map = nullptr;
+  const ReadOnlyBind* binds = nullptr;
+  size_t bind_count = 0;
+
+  int ruleset_fd = -1;                  // Landlock; -1: none
+  const sock_fprog* seccomp = nullptr;  // nullptr: none
+
+  // Written by the child when a step fails (the parent reads them once clone returned: the
+  // memory is shared, and CLONE_VFORK resumes the parent only after the exec or the exit).
+  int error = 0;
+  const char* failed_step = nullptr;
+};
+
+// Starts the child that applies `plan` (then execs, or exits 0 for a trial). Returns 0 and the
+// pid, or an errno value: clone's, or the step's that failed in the child; a child that failed
+// is reaped here, so no zombie is left.
+int start_child(ChildPlan& plan, pid_t& pid);
+
+}  // namespace toolhost::sandbox

@@ -1,0 +1,35 @@
+#pragma once
+// The protected names of a root as the child binds them read-only: looked up by the parent at
+// each spawn (a name created since is bound from then on), as paths and mount flags the child
+// uses without allocating.
+
+#include <string>
+#include <vector>
+
+#include "sandbox/child.h"
+
+namespace toolhost::sandbox {
+
+// The names (relative to `root`) that exist now.
+std::vector<std::string> existing_names(const std::string& root,
+                                        const std::vector<std::string>& names);
+
+class ReadOnlyBinds {
+ public:
+  // Looks up `names` under `root`. A `.git` file (a worktree's or a submodule's: `gitdir:
+  // PATH`) adds the directory it names, and that directory's `commondir` (a worktree's shared
+  // repository: its config and hooks are there).
+  ReadOnlyBinds(const std::string& root, const std::vector<std::string>& names);
+
+  const ReadOnlyBind* data() const { return binds_.data(); }
+  size_t size() const { return binds_.size(); }
+
+ private:
+  void add(std::string path);
+  void add_git_dirs(const std::string& git_file);
+
+  std::vector<std::string> paths_;  // owns the strings binds_ points to
+  std::vector<ReadOnlyBind> binds_;
+};
+
+}  // namespace toolhost::sandbox

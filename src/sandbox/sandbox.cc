@@ -1,0 +1,152 @@
+#include "sandbox/sandbox.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "sandbox/child.h"
+#include "sandbox/landlock_rules.h"
+#include "sandbox/protected_paths.h"
+#include "sandbox/seccomp_filter.h"
+
+namespace toolhost::sandbox {
+namespace {
+
+std::string real_path(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
+
+// The secret stores as every path that reaches them: as configured, through the home's real
+// path, and where a store that is a symlink leads (its target would be readable otherwise).
+std::vector<std::string> hidden_paths(const Settings& settings) {
+  std::vector<std::string> hidden;
+  if (settings.home.empty()) return hidden;
+  const std::string home = settings.home;
+  const std::string real_home = real_path(home);
+  for (const auto& secret : settings.secrets) {
+    hidden.push_back(home + "/" + secret);
+    if (real_home != home) hidden.push_back(real_home + "/" + secret);
+    std::string target = real_path(home + "/" + secret);
+    if (target != home + "/" + secret) hidden.push_back(target);
+  }
+  return hidden;
+}
+
+std::string id_map(unsigned id) {
+  return std::to_string(id) + " " + std::to_string(id) + " 1";
+}
+
+// The char* arrays execve takes, pointing into `strings` (which must outlive them).
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (const auto& text : strings) pointers.push_back(const_cast<char*>(text.c_str()));
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+class KernelSandbox final : public Sandbox {
+ public:
+  KernelSandbox(Settings settings, int ruleset_fd, std::vector<sock_filter> program)
+      : settings_(std::move(settings)),
+        ruleset_fd_(ruleset_fd),
+        program_(std::move(program)),
+        uid_map_(id_map(::getuid())),
+        gid_map_(id_map(::getgid())) {}
+
+  ~KernelSandbox() override { ::close(ruleset_fd_); }
+
+  int spawn(const SpawnArgs& args, pid_t& pid) const override {
+    // Everything the child reads is made here: it may not allocate.
+    std::vector<char*> argv = c_strings(args.argv);
+    std::vector<char*> envp = c_strings(args.environment);
+    // execvp's rule for a script without #!: /bin/sh runs it (as jobs/spawn.cc).
+    std::vector<char*> sh_argv = {const_cast<char*>("/bin/sh"),
+                                  const_cast<char*>(args.path.c_str())};
+    if (argv.size() > 1)
+      sh_argv.insert(sh_argv.end(), argv.begin() + 1, argv.end());
+    else
+      sh_argv.push_back(nullptr);
+    ReadOnlyBinds binds(settings_.root, settings_.protected_names);
+    sock_fprog filter{static_cast<unsigned short>(program_.size()),
+                      const_cast<sock_filter*>(program_.data())};
+
+    ChildPlan plan;
+    plan.path = args.path.c_str();
+    plan.argv = argv.data();
+    plan.envp = envp.data();
+    plan.sh_argv = sh_argv.data();
+    plan.cwd = args.cwd.empty() ? nullptr : args.cwd.c_str();
+    plan.in_fd = args.in_fd;
+    plan.out_fd = args.out_fd;
+    plan.err_fd = args.err_fd;
+    // The namespace exists only to hold the binds: without one, a spawn saves its set-up and
+    // its teardown at the exit (Landlock forbids mounting either way).
+    if (binds.size() > 0) {
+      plan.uid_map = uid_map_.c_str();
+      plan.gid_map = gid_map_.c_str();
+    }
+    plan.binds = binds.data();
+    plan.bind_count = binds.size();
+    plan.ruleset_fd = ruleset_fd_;
+    plan.seccomp = &filter;
+    return start_child(plan, pid);
+  }
+
+  std::string describe() const override {
+    std::string text = "write: root, tmp";
+    for (const auto& path : settings_.writable) text += ", " + path;
+    text += settings_.network ? "; network: on" : "; network: off";
+    return text;
+  }
+
+  std::vector<std::string> existing_protected() const override {
+    return existing_names(settings_.root, settings_.protected_names);
+  }
+
+ private:
+  Settings settings_;
+  int ruleset_fd_;
+  std::vector<sock_filter> program_;
+  std::string uid_map_;
+  std::string gid_map_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sandbox> Sandbox::create(const Settings& settings, std::string& error) {
+  const Availability& availability = probe();
+  if (!availability.available) {
+    error = availability.reason;
+    return nullptr;
+  }
+  struct stat st {};
+  if (settings.root.empty() || ::stat(settings.root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = "the root is not a directory: " + settings.root;
+    return nullptr;
+  }
+  Settings resolved = settings;
+  resolved.root = real_path(settings.root);
+
+  FilesystemPolicy policy;
+  policy.writable = {resolved.root, "/tmp", "/dev/shm"};
+  if (!settings.tmpdir.empty()) policy.writable.push_back(settings.tmpdir);
+  policy.writable.insert(policy.writable.end(), settings.writable.begin(), settings.writable.end());
+  policy.hidden = hidden_paths(settings);
+  policy.network = settings.network;
+  int ruleset_fd = build_ruleset(policy, availability.landlock_abi, error);
+  if (ruleset_fd < 0) return nullptr;
+
+  std::vector<sock_filter> program;
+  if (!build_seccomp_program(settings.network, program, error)) {
+    ::close(ruleset_fd);
+    return nullptr;
+  }
+  return std::make_unique<KernelSandbox>(std::move(resolved), ruleset_fd, std::move(program));
+}
+
+}  // namespace toolhost::sandbox
