@@ -82,13 +82,18 @@ bool Process::start(const std::vector<std::string>& environment) {
     // Listens before the child exists: its SIGCHLD cannot come too early.
     if (reaping() == Reaping::Sigchld) reaper = &SigchldReaper::of(loop_);
     pid_t pid = 0;
+    std::vector<std::string> job_environment = environment;
+    std::string why;
+    if (info_.spec.sandbox && !sandboxed_.begin(info_, job_environment, why)) {
+      info_.error = "cannot start `" + info_.spec.argv[0] + "` in the sandbox: " + why;
+    }
     info_.leader_start_min = boot_ticks();
-    error = spawn_process(info_.spec, environment, out[1], err[1], pid);
+    if (info_.error.empty()) error = spawn_process(info_.spec, job_environment, out[1], err[1], pid);
     info_.leader_start_max = boot_ticks();
     if (error != 0) {
       info_.error =
           std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(-error);
-    } else {
+    } else if (info_.error.empty()) {
       info_.pid = pid;
     }
   }
@@ -340,6 +345,7 @@ void Process::finish() {
   } else {
     info_.status = Status::Failed;
   }
+  if (info_.spec.sandbox) sandboxed_.end(info_);
   if (events_.finished) events_.finished();
 }
 

@@ -14,6 +14,7 @@
 
 #include "jobs/executor.h"
 #include "jobs/reaping.h"
+#include "jobs/sandboxed_run.h"
 #include "jobs/types.h"
 
 namespace toolhost::jobs {
@@ -88,6 +89,7 @@ class Process : public Executor {
 
   uv_loop_t* loop_;
   JobInfo& info_;
+  SandboxedRun sandboxed_;  // used when info_.spec.sandbox is set
   uint64_t kill_grace_ms_;
   Events events_;
   uv_poll_t exit_watch_{};  // the child's pidfd, readable once it exited (Reaping::Pidfd)

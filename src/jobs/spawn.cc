@@ -11,6 +11,8 @@
 #include <csignal>
 #include <string_view>
 
+#include "sandbox/sandbox.h"
+
 namespace toolhost::jobs {
 namespace {
 
@@ -93,6 +95,13 @@ int spawn_process(const JobSpec& spec, const std::vector<std::string>& environme
   const auto& args = spec.argv;
   std::string path;
   if (int error = search_path(args[0], environment, spec.cwd, path)) return error;
+  if (spec.sandbox) {
+    // The same child, set up in the sandbox between its clone and its exec (sandbox.h).
+    sandbox::SpawnArgs sandboxed{path, args, environment, spec.cwd, in_fd, out_fd, err_fd};
+    if (int error = spec.sandbox->spawn(sandboxed, pid)) return error;
+    lower_priority(pid, spec.nice);
+    return 0;
+  }
   std::vector<char*> argv;
   for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -12,6 +13,10 @@
 
 #include "core/config.h"
 #include "core/status.h"
+
+namespace toolhost::sandbox {
+class Sandbox;
+}
 
 namespace toolhost::jobs {
 
@@ -63,6 +68,10 @@ struct JobSpec {
   int nice = 0;  // added to the host's nice for the job's process group (set by the engine)
   // Exit codes that mean success (grep and rg exit 1 when nothing matched).
   std::vector<int> ok_exit_codes{0};
+  // A process runs in this kernel sandbox when set (issue #38; the tools' policy decides): its
+  // environment without the variables that lead out (sandbox::dropped_environment), TMPDIR a
+  // directory of its own, and the protected names it creates moved aside when it ends.
+  std::shared_ptr<const sandbox::Sandbox> sandbox;
   // Recorded with the job (history, job lists); the engine does not interpret them.
   std::string call_id;
   std::string tool;
@@ -127,6 +136,10 @@ struct JobInfo {
   std::string inline_log;
   Capture out;
   Capture err;
+  // A sandboxed job: where it ran (Sandbox::describe()), and the protected names it created,
+  // each moved aside as "`.envrc` (now `.envrc.toolhost-th-3`)"; empty when unsandboxed.
+  std::string sandbox;
+  std::vector<std::string> moved_aside;
 };
 
 }  // namespace toolhost::jobs

@@ -6,37 +6,6 @@
 
 namespace toolhost::sandbox {
 
-const std::vector<std::string>& default_protected_names() {
-  static const std::vector<std::string> names = {
-      // What runs programs later, outside the sandbox: git's hooks and config, and the
-      // files that choose git's drivers and submodules (tools/vcs_paths.cc, the file tools'
-      // rule, names them too).
-      ".git",
-      ".gitmodules",
-      ".gitattributes",
-      ".gitconfig",
-      ".lfsconfig",
-      // Other VCS' control places: their config names hooks too.
-      ".hg",
-      ".svn",
-      ".jj",
-      // Run by the editor or the shell on entering the directory: Neovim's 'exrc' files, direnv.
-      ".nvim.lua",
-      ".nvimrc",
-      ".exrc",
-      ".envrc",
-      // Agents' and IDEs' project config: MCP servers they start (toolhost reads .mcp.json and
-      // .vscode/mcp.json itself), their permissions and hooks.
-      ".mcp.json",
-      ".vscode",
-      ".idea",
-      ".claude",
-      ".codex",
-      ".agents",
-  };
-  return names;
-}
-
 const std::vector<std::string>& default_secrets() {
   static const std::vector<std::string> secrets = {
       ".ssh", ".gnupg", ".aws", ".config/gh", ".netrc", ".docker", ".kube", ".password-store",

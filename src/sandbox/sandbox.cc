@@ -104,6 +104,8 @@ class KernelSandbox final : public Sandbox {
     return text;
   }
 
+  const std::string& root() const override { return settings_.root; }
+
   std::vector<std::string> existing_protected() const override {
     return existing_names(settings_.root, settings_.protected_names);
   }

@@ -39,9 +39,8 @@ struct Settings {
   bool network = false;                      // an allow-list entry's `network = true`
 };
 
-// The names inside the root that stay read-only, and the home's secret stores, by default
-// (one list: the file tools ask before writing these too).
-const std::vector<std::string>& default_protected_names();
+// The home's secret stores, by default. The names inside the root that stay read-only are the
+// caller's: core::protected_names(), one list with the file tools'.
 const std::vector<std::string>& default_secrets();
 
 // What the child gets: as jobs::spawn_process, with the environment already cleaned.
@@ -65,6 +64,9 @@ class Sandbox {
   // Spawns as the leader of a new session and process group, sandboxed. Returns 0 and sets
   // `pid`, or an errno value (the exec's, or the sandbox's set-up in the child).
   virtual int spawn(const SpawnArgs& args, pid_t& pid) const = 0;
+
+  // The project root it lets a job write.
+  virtual const std::string& root() const = 0;
 
   // "write: root, tmp; network: off", for a result that says where a command ran.
   virtual std::string describe() const = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "sandbox/sandbox.h"
 #include "tools/bulk_delete.h"
 #include "tools/shell_policy.h"
 #include "tools/vcs_paths.h"
@@ -22,9 +23,19 @@ bool one_of(const std::string& name, const char* const (&names)[N]) {
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
-SandboxState& state() {
-  static SandboxState current;
+// Unless set (the tests), what the kernel offers: probed on first need, a few milliseconds once.
+std::optional<SandboxState>& state_slot() {
+  static std::optional<SandboxState> current;
   return current;
+}
+
+SandboxState& state() {
+  auto& slot = state_slot();
+  if (!slot) {
+    const sandbox::Availability& kernel = sandbox::probe();
+    slot = SandboxState{kernel.available, kernel.reason};
+  }
+  return *slot;
 }
 
 const core::CustomTool* custom_tool(const core::Config& config, const std::string& name) {
@@ -64,7 +75,7 @@ Approval sandboxed_shell(const std::string& command, const ShellDecision& rule) 
 
 }  // namespace
 
-void set_sandbox_state(SandboxState state) { ::toolhost::tools::state() = std::move(state); }
+void set_sandbox_state(SandboxState state) { state_slot() = std::move(state); }
 
 const SandboxState& sandbox_state() { return state(); }
 

@@ -8,6 +8,8 @@
 #include "tools/git_guard.h"
 #include "tools/job_spec.h"
 #include "tools/params.h"
+#include "tools/policy.h"
+#include "tools/sandboxes.h"
 
 namespace toolhost::tools {
 namespace fs = std::filesystem;
@@ -76,6 +78,20 @@ core::Result<jobs::JobSpec> remote_job(const core::ToolCall& call, const core::R
   return spec;
 }
 
+// A process that auto-run starts (or, with sandbox_approved, one the user approved) runs in
+// the sandbox when the policy says so (sandbox_need); it never falls back to running outside.
+core::Result<jobs::JobSpec> sandboxed(core::Result<jobs::JobSpec> spec, const core::ToolCall& call,
+                                      const RunContext& context) {
+  if (!spec || (spec->argv.empty() && spec->steps.empty())) return spec;
+  if (!context.automatic && !context.config.sandbox.approved) return spec;
+  SandboxNeed need = sandbox_need(call, context.config, context.root);
+  if (!need.sandboxed) return spec;
+  auto box = sandbox_for(context.config, context.root, need.network);
+  if (!box) return core::error(box.error());
+  spec->sandbox = *box;
+  return spec;
+}
+
 }  // namespace
 
 core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const RunContext& context) {
@@ -83,14 +99,14 @@ core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const RunContext
     const core::ToolSpec* spec = context.remote->find(call.tool);
     if (spec && spec->remote) return remote_job(call, *spec->remote, *context.remote, context);
   }
-  if (call.tool == "run_terminal_command") return terminal_job(call, context);
+  if (call.tool == "run_terminal_command") return sandboxed(terminal_job(call, context), call, context);
   if (is_file_tool(call.tool)) return file_job(call, context);
   if (call.tool == "search_files") return search_job(call, context);
   if (call.tool == "edit_buffer") return lua_job(call, context, "edit_buffer");
   for (const auto& custom : context.config.tools) {
     if (custom.name != call.tool) continue;
     if (custom.fn) return lua_job(call, context, "custom");
-    return custom_job(call, custom, context);
+    return sandboxed(custom_job(call, custom, context), call, context);
   }
   return core::error("unknown tool `" + call.tool + "`");
 }

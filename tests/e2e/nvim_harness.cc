@@ -95,10 +95,13 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   // Auto-run is off unless a test turns it on: a test that edits a buffer must not start
   // calls by the idle rule behind its back. So is the host's start after Neovim's
   // (serve.at_startup): a test starts the host when it needs one, at a point it chose
-  // (agents_startup_test.cc tests the start at startup itself).
+  // (agents_startup_test.cc tests the start at startup itself). The sandbox is off unless a
+  // test turns it on: the tests of the approval flow hold `echo` for approval, which the
+  // sandbox would run unasked (sandbox_test.cc tests it).
   nlohmann::json opts = {{"binary", TOOLHOST_BINARY},
                          {"log_level", "debug"},
                          {"auto_run", false},
+                         {"sandbox", "off"},
                          {"serve", {{"at_startup", false}}}};
   opts.merge_patch(setup_opts);  // serve's other keys join at_startup
   lua(R"(

@@ -17,7 +17,7 @@ using Verdict = Approval::Verdict;
 class PolicySandbox : public ::testing::Test {
  protected:
   PolicySandbox() { set_sandbox_state({true, ""}); }
-  ~PolicySandbox() override { set_sandbox_state({}); }
+  ~PolicySandbox() override { set_sandbox_state({false, "the unit tests' default"}); }
 
   Approval shell(const std::string& command) {
     return auto_accept(call("run_terminal_command", {{"command", command}}), config_,

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/protected_names.h"
 #include "sandbox/sandbox.h"
 
 namespace toolhost::sandbox::testing {
@@ -83,7 +84,7 @@ class SandboxFixture : public ::testing::Test {
     settings.tmpdir = tmpdir_;
     settings.home = home_;
     settings.secrets = default_secrets();
-    settings.protected_names = default_protected_names();
+    settings.protected_names = core::protected_names();
     return settings;
   }
 
