@@ -38,6 +38,8 @@ const std::vector<std::string> kVocabulary = {
     "**ls:** `src`",
     "**Write:** `b.c`",
     "**Replace:** `c.c`",
+    "**Path:**: `c.c`",
+    "ASSISTANT: **Path:**: `c.c`",
     "**Search:**",
     "**Replace:**",
     "✓ Executed: `ls`",

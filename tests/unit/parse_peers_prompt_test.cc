@@ -4,6 +4,7 @@
 // starts like a call, so it is a call or an error, never silently nothing (SPEC 3.1).
 #include <gtest/gtest.h>
 
+#include "parse/incremental.h"
 #include "parse_test_util.h"
 
 namespace toolhost::parse {
@@ -58,6 +59,24 @@ TEST(PeerPrompt, StrayColonHeaderOnTheRoleLineIsTheSameEdit) {
   auto plain = parse_text("USER: fix it\nASSISTANT: **Path:** `config.yaml`\n" + body);
   ASSERT_EQ(plain.calls.size(), 1u) << prompt_error(plain);
   EXPECT_EQ(plain.calls[0].id, r.calls[0].id);
+}
+
+// Streamed in line by line, as a chat plugin writes the reply, it ends as the same call.
+TEST(PeerPrompt, StrayColonEditStreamedIntoTheRoleLine) {
+  const std::string text = std::string("USER: fix it\nASSISTANT: ") + kPromptEdit;
+  auto lines = testing::lines_of(text);
+  IncrementalParser parser(testing::default_options(false));
+  parser.reset({lines[0], "ASSISTANT: "});
+  for (size_t row = 1; row < lines.size(); ++row) {
+    parser.apply(static_cast<int>(row), static_cast<int>(row) + 1, {lines[row]});
+    if (row + 1 < lines.size())
+      parser.apply(static_cast<int>(row) + 1, static_cast<int>(row) + 1, {""});
+  }
+  parser.set_complete(true);
+  ASSERT_EQ(parser.result().calls.size(), 1u);
+  EXPECT_TRUE(parser.result().errors.empty());
+  EXPECT_EQ(parser.result().calls[0].params, kPromptParams);
+  EXPECT_EQ(parser.result().calls[0].id, parse_text(text).calls[0].id);
 }
 
 // The stray colon is the label's, whichever label: the other headers read the same.
