@@ -41,6 +41,7 @@ const std::vector<std::string> kVocabulary = {
     "**Path:**: `c.c`",
     "ASSISTANT: **Path:**: `c.c`",
     "**Search:**",
+    "**Find:**",
     "**Replace:**",
     "✓ Executed: `ls`",
     "✗ Failed: `c.c`",

@@ -108,6 +108,22 @@ TEST(PeerPrompt, StrayColonHeaderWithoutItsFencesIsAnError) {
   }
 }
 
+// An older llm-sidekick prompt taught `**Find:**` where the later one says `**Search:**`.
+TEST(PeerPrompt, FindLabelIsTheOldTextAsSearchIs) {
+  auto r = parse_text(
+      "ASSISTANT: **Path:**: `config.yaml`\n**Find:**\n```yaml\na: 1\n```\n**Replace:**\n```yaml\n"
+      "a: 2\n```\n**Find:**\n```yaml\nb: 1\n```\n**Replace:**\n```yaml\nb: 2\n```\n");
+  ASSERT_EQ(r.calls.size(), 1u) << prompt_error(r);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.calls[0].params, (nlohmann::json{{"path", "config.yaml"},
+                                               {"search", {"a: 1", "b: 1"}},
+                                               {"replace", {"a: 2", "b: 2"}}}));
+  auto lone = parse_text("ASSISTANT: ok\n**Path:** `a`\n**Find:**\n```\nx\n```\nDone.\n");
+  EXPECT_TRUE(lone.calls.empty());
+  ASSERT_EQ(lone.errors.size(), 1u);
+  EXPECT_EQ(lone.errors[0].message, "`**Find:**` without `**Replace:**`");
+}
+
 // Only one stray colon is the typo; other text after the label is prose, as before.
 TEST(PeerPrompt, OtherTextAfterTheLabelStaysProse) {
   auto r =
