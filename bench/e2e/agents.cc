@@ -171,7 +171,7 @@ void Bench::p9_agents() {
     f_["p9"]["headless"] = stats(call_times(alone, s_.p9_calls));
   }
   // Neovim's round trips: idle, while two agents stream a `cat` each (with progress), and the
-  // floor.
+  // floor; judged as P1's (SPEC 12, 2026-12-02: p99 ≤ 2× the floor, max ≤ 16 ms).
   auto probed = [&](const std::function<void()>& body) {
     probe_->probing(true);
     uint64_t from = now_ns();
@@ -183,26 +183,36 @@ void Bench::p9_agents() {
     return ms;
   };
   std::vector<double> idle, floor, streaming;
-  std::atomic<size_t> progress{0};
+  std::atomic<size_t> progress{0}, streams{0};
   std::mutex failed_mutex;
   std::string failed;
-  for (int round = 0; round < 3; ++round) {
+  constexpr int kRounds = 3;
+  for (int round = 0; round < kRounds; ++round) {
     auto quiet =
         probed([&] { std::this_thread::sleep_for(std::chrono::duration<double>(s_.p9_idle_s)); });
     idle.insert(idle.end(), quiet.begin(), quiet.end());
     const uint64_t busy_from = now_ns();
+    // Each agent streams its `cat` again until the round has lasted p9_stream_min_s: one
+    // `cat` lasts a few hundred ms, too few probes for a p99 that is not simply the max.
+    const uint64_t busy_until = busy_from + static_cast<uint64_t>(s_.p9_stream_min_s * 1e9);
     auto busy = probed([&] {
       std::vector<std::thread> agents;
       for (int a = 0; a < 2; ++a) {
         agents.emplace_back([&, a] {
           try {
             Agent agent(o_.binary, root, env, "bench-stream-" + std::to_string(a));
-            json result = agent.request(
-                "tools/call", {{"name", "run_terminal_command"},
-                               {"arguments", {{"command", "cat p9-stream.txt"}}},
-                               {"_meta", {{"progressToken", "p9-" + std::to_string(a)}}}});
-            if (result.value("isError", true)) throw std::runtime_error(result.dump());
+            int call = 0;
+            do {
+              json result =
+                  agent.request("tools/call", {{"name", "run_terminal_command"},
+                                               {"arguments", {{"command", "cat p9-stream.txt"}}},
+                                               {"_meta",
+                                                {{"progressToken", "p9-" + std::to_string(a) + "-" +
+                                                                       std::to_string(++call)}}}});
+              if (result.value("isError", true)) throw std::runtime_error(result.dump());
+            } while (now_ns() < busy_until);
             progress += agent.notifications;
+            streams += call;
           } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(failed_mutex);
             failed = std::string("P9 stream: ") + e.what();
@@ -234,6 +244,8 @@ void Bench::p9_agents() {
   f_["p9"]["rpc_floor_ms"] = stats(floor);
   f_["p9"]["rpc_streaming_ms"] = stats(streaming);
   f_["p9"]["progress_notifications"] = progress.load();
+  f_["p9"]["streams"] = streams.load();  // the `cat`s the agents ran, in all rounds
+  f_["p9"]["rounds"] = kRounds;
   f_["p9"]["calls"] = s_.p9_calls;
 }
 

@@ -58,6 +58,7 @@ Sizes smoke_sizes() {
   s.attach_calls = 20;
   s.p9_calls = 5;
   s.p9_stream_bytes = 1ull << 20;
+  s.p9_stream_min_s = 0.1;
   s.p9_idle_s = 0.2;
   s.p8_calls = 5;
   s.p8_queued = 20;

@@ -45,6 +45,7 @@ struct Sizes {
   int attach_calls = 5000;
   int p9_calls = 200;                      // an agent's calls, each way
   uint64_t p9_stream_bytes = 64ull << 20;  // each streaming agent's `cat`
+  double p9_stream_min_s = 1;              // each round's streaming, `cat` after `cat`
   double p9_idle_s = 1;
   int p8_calls = 200;     // echo calls one after the other, each way
   int p8_queued = 1000;   // echo calls queued at once, each way

@@ -15,7 +15,10 @@
 //   P6 1,000 calls queued at once; overhead per job over bare posix_spawn.
 //   P7 the idle host: RSS, wake-ups over 5 s, ready after spawn.
 //   P1 attach: the same client's round trips while a 50 MB chat is attached and read.
-//   P8 server-everything's echo from a chat vs the TypeScript SDK's client (mcp.cc).
+//   P8 server-everything's echo from a chat: the host's own MCP hop vs the TypeScript SDK's
+//      whole call, and :ToolRun -> result written vs 1 ms (mcp.cc).
+//   P9 an agent's call through `toolhost mcp serve`, relayed vs headless; Neovim's RPC while
+//      agents stream, vs the floor (the same cats piped into cat) and a frame (agents.cc).
 //
 // This file reads the command line; bench.cc runs Neovim and the scenarios (flood.cc: P1, P5;
 // latency.cc: P2, P3, P6, P7) with probe.cc's client and measure.cc's clocks; report.cc

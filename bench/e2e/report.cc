@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "measure.h"
+#include "report_rows.h"
 
 namespace toolhost::bench {
 namespace {
@@ -20,32 +21,15 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string fmt(double v, int digits = 2) {
-  if (std::isnan(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string signed_mb(double v) {
   return (v >= 0 ? "+" : "") + fmt(v, 1);
-}
-
-struct Row {
-  std::string figure, toolhost, lua, physical, ratio, target, met;
-};
-
-double num(const json& j, const json::json_pointer& p) {
-  return j.contains(p) && j.at(p).is_number() ? j.at(p).get<double>() : NAN;
 }
 
 // P1 (SPEC 9, revised 2026-11-24): toolhost's p99 against the machine's floor under the same
 // load (the same producers piped into cat, no Neovim job, same run), its max against a frame,
 // and the Lua runner against toolhost.
 void p1_rows(const json& f, std::vector<Row>& r) {
-  using P = json::json_pointer;
-  auto n = [&](const std::string& p) { return num(f, P(p)); };
-  auto yes = [](bool ok) { return std::string(ok ? "yes" : "**no**"); };
+  auto n = [&](const std::string& p) { return num(f, p); };
   double floor99 = n("/p1/floor/rtt_ms/p99"), th99 = n("/p1/toolhost/rtt_ms/p99"),
          th_max = n("/p1/toolhost/rtt_ms/max"), lua99 = n("/p1/lua/rtt_ms/p99");
   auto triple = [&](const std::string& via) {
@@ -74,55 +58,8 @@ void p1_rows(const json& f, std::vector<Row>& r) {
                "", "", ""});
 }
 
-// P8 (SPEC 13.6): server-everything's echo from a chat buffer against the TypeScript SDK's
-// client calling its own server in the same run.
-void p8_rows(const json& f, std::vector<Row>& r) {
-  using P = json::json_pointer;
-  auto n = [&](const std::string& p) { return num(f, P(p)); };
-  auto yes = [](bool ok) { return std::string(ok ? "yes" : "**no**"); };
-  if (f.contains(P("/p8/skipped"))) {
-    r.push_back({"P8 MCP echo through toolhost vs the TypeScript SDK",
-                 "skipped: " + f.at(P("/p8/skipped")).get<std::string>(), "", "", "", "", ""});
-    return;
-  }
-  if (!f.contains("p8")) return;
-  double th = n("/p8/toolhost/sequential_ms/p50"), sdk = n("/p8/sdk/sequential_ms/p50");
-  r.push_back({"P8 server-everything's echo, :ToolRun → result written in the chat, " +
-                   fmt(n("/p8/calls"), 0) + " calls one by one in chats of 10, p50 / p99 (ms)",
-               fmt(th, 3) + " / " + fmt(n("/p8/toolhost/sequential_ms/p99"), 3), "",
-               fmt(sdk, 3) + " / " + fmt(n("/p8/sdk/sequential_ms/p99"), 3) +
-                   " (TypeScript SDK client, own server)",
-               fmt(th / sdk) + "× the SDK's p50", "p50 no worse than the SDK's", yes(th <= sdk)});
-  // The SDK's round trip is one hop; the path above is two and a rewrite (bench/NOTES-mcp.md).
-  double hop = n("/p8/toolhost/mcp_hop_ms/p50");
-  r.push_back(
-      {"P8 the same calls' MCP hop inside the host (the job's duration: request written "
-       "→ answer read), p50 / p99 (ms)",
-       fmt(hop, 3) + " / " + fmt(n("/p8/toolhost/mcp_hop_ms/p99"), 3), "",
-       fmt(sdk, 3) + " (the SDK's whole call)", fmt(hop / sdk) + "× the SDK's p50", "", ""});
-  double queued = n("/p8/queued"), th_all = n("/p8/toolhost/queued_ms"),
-         sdk_all = n("/p8/sdk/queued_ms"), overhead = (th_all - sdk_all) / queued;
-  r.push_back(
-      {"P8 " + fmt(queued, 0) + " echo calls queued at once (:ToolRunAll), all written (ms)",
-       fmt(th_all, 1) + " (host CPU " + fmt(n("/p8/toolhost/queued_host_cpu_ms") / queued, 3) +
-           " ms/call)",
-       "", fmt(sdk_all, 1) + " (the SDK, all at once)",
-       (overhead >= 0 ? "+" : "") + fmt(overhead, 3) + " ms/call", "host overhead ≤ 0.5 ms/call",
-       yes(overhead <= 0.5)});
-  double tools_max = n("/p8/cache/tools_after_ready_ms/max");
-  r.push_back(
-      {"P8 a fresh host's MCP tools from the warm cache, after it is ready, p50 / max "
-       "(ms), " +
-           fmt(n("/p8/cache/tools_after_ready_ms/n"), 0) + " hosts",
-       fmt(n("/p8/cache/tools_after_ready_ms/p50"), 3) + " / " + fmt(tools_max, 3) +
-           " (ready after " + fmt(n("/p8/cache/ready_ms/p50"), 1) + ")",
-       "", "", "", "≤ 10", yes(tools_max <= 10)});
-}
-
 std::vector<Row> rows(const json& f) {
-  using P = json::json_pointer;
-  auto n = [&](const char* p) { return num(f, P(p)); };
-  auto yes = [](bool ok) { return std::string(ok ? "yes" : "**no**"); };
+  auto n = [&](const char* p) { return num(f, p); };
   std::vector<Row> r;
   p1_rows(f, r);
   // P2
@@ -179,25 +116,7 @@ std::vector<Row> rows(const json& f) {
                    " ms, p50 / max (ms)",
                fmt(n("/p1_attach/rtt_ms/p50")) + " / " + fmt(attach_max), "", "", "", "max ≤ 16",
                yes(attach_max <= 16)});
-  // P9
-  double p9 = n("/p9/relayed/p50"), p9_alone = n("/p9/headless/p50");
-  r.push_back({"P9 an agent's read_file through toolhost mcp serve, p50 / p99 (ms)",
-               fmt(p9, 3) + " / " + fmt(n("/p9/relayed/p99"), 3) + " (Neovim attached)", "",
-               fmt(p9_alone, 3) + " / " + fmt(n("/p9/headless/p99"), 3) + " (headless)",
-               fmt(p9 / p9_alone) + "×", "p50 ≤ 2× headless", yes(p9 <= 2 * p9_alone)});
-  // SPEC 13.6 says "≤ 2× its idle"; the floor (the agents' `cat`s piped into readers, no
-  // Neovim work) shows what the load alone does to the same round trips (bench/NOTES.md).
-  double rpc_idle = n("/p9/rpc_idle_ms/p99"), rpc_busy = n("/p9/rpc_streaming_ms/p99"),
-         rpc_floor = n("/p9/rpc_floor_ms/p99");
-  r.push_back({"P9 Neovim's RPC round trip while 2 agents stream output, p99 / max (ms)",
-               fmt(rpc_busy, 3) + " / " + fmt(n("/p9/rpc_streaming_ms/max"), 3) + " (" +
-                   fmt(n("/p9/progress_notifications"), 0) + " progress notifications)",
-               "",
-               fmt(rpc_idle, 3) + " / " + fmt(n("/p9/rpc_idle_ms/max"), 3) + " (idle); " +
-                   fmt(rpc_floor, 3) + " / " + fmt(n("/p9/rpc_floor_ms/max"), 3) +
-                   " (floor: the same cats \\| cat, no Neovim work)",
-               fmt(rpc_busy / rpc_idle) + "× idle; " + fmt(rpc_busy / rpc_floor) + "× the floor",
-               "p99 ≤ 2× idle", yes(rpc_busy <= 2 * rpc_idle)});
+  p9_rows(f, r);
   p8_rows(f, r);
   return r;
 }

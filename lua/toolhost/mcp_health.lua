@@ -50,7 +50,9 @@ function M.check(chan, report)
     return report.error("the host does not list its MCP servers: " .. err)
   end
   if #list == 0 then
-    return report.info("no MCP servers configured (:help toolhost-mcp)")
+    -- The report links `:help tag` up to the next blank: the tag ends the message, or a `)`
+    -- after it would join the link (`(:help |toolhost-mcp)|`).
+    return report.info("no MCP servers configured; how to add one: :help toolhost-mcp")
   end
   -- Every server starts at once (a failed one without its backoff), so the check takes as
   -- long as the slowest, not the sum.

@@ -12,7 +12,7 @@
 namespace toolhost::parse {
 
 struct ParamFence {
-  std::string label;  // "Search", "Replace", "Content" or empty
+  std::string label;  // "Search", "Find", "Replace", "Content" or empty
   int label_row = -1;
   int open_row = 0;
   int close_row = -1;  // -1: unclosed, runs to the message's end

@@ -85,16 +85,21 @@ std::vector<Header> label_headers(std::string_view text, size_t at) {
   std::vector<Header> headers;
   while (at < text.size()) {
     if (!starts_with(text.substr(at), "**")) return {};
-    size_t close = text.find(":** ", at + 2);
+    size_t close = text.find(":**", at + 2);
     if (close == std::string_view::npos) return {};
     std::string_view word = text.substr(at + 2, close - at - 2);
+    size_t after = close + 3;
+    // llm-sidekick's own prompt shows an edit as ``**Path:**: `config.yaml` `` and models copy
+    // what they are shown: one stray colon after the label is the same header (issue #37).
+    if (after < text.size() && text[after] == ':') ++after;
+    if (after >= text.size() || text[after] != ' ') return {};
     const LabelKind* label = nullptr;
     for (const auto& candidate : kLabels) {
       if (word == candidate.word) label = &candidate;
     }
     if (!label) return {};
     size_t end = 0;
-    auto span = code_span_at(text, skip_space(text, close + 4), end);
+    auto span = code_span_at(text, skip_space(text, after), end);
     if (!span) return {};
     headers.push_back(Header{label->kind, std::move(span), at, ""});
     at = skip_space(text, end);

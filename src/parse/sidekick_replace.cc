@@ -1,5 +1,6 @@
 #include "parse/sidekick_replace.h"
 
+#include <optional>
 #include <vector>
 
 #include "parse/sidekick_block.h"
@@ -26,6 +27,13 @@ Replacements left_open(Replacements so_far, const ParamFence& fence) {
   return so_far;
 }
 
+// The old text's label and its fence at `row`: `**Search:**`, or `**Find:**` as an older
+// llm-sidekick prompt wrote it.
+std::optional<ParamFence> old_text_at(const ReadContext& ctx, int row) {
+  auto fence = labeled_fence_at(ctx, row, "Search");
+  return fence ? fence : labeled_fence_at(ctx, row, "Find");
+}
+
 // `**Search:**` + fence, `**Replace:**` + fence, …
 Replacements labeled_pairs(const ReadContext& ctx, ParamFence search) {
   Replacements out;
@@ -34,13 +42,13 @@ Replacements labeled_pairs(const ReadContext& ctx, ParamFence search) {
     auto replace = labeled_fence_at(ctx, skip_blank(ctx, search.close_row + 1), "Replace");
     if (!replace) {
       return failure(search.close_row + 1, search.label_row,
-                     "`**Search:**` without `**Replace:**`");
+                     "`**" + search.label + ":**` without `**Replace:**`");
     }
     if (!replace->closed()) return left_open(std::move(out), *replace);
     out.search.push_back(search.content);
     out.replace.push_back(replace->content);
     out.end_row = replace->close_row + 1;
-    auto next = labeled_fence_at(ctx, skip_blank(ctx, out.end_row), "Search");
+    auto next = old_text_at(ctx, skip_blank(ctx, out.end_row));
     if (!next) return out;
     search = std::move(*next);
   }
@@ -176,7 +184,7 @@ std::optional<Replacements> read_replacements(const ReadContext& ctx, int row) {
   }
   int first = skip_blank(ctx, row);
   if (first >= ctx.end) return std::nullopt;
-  if (auto search = labeled_fence_at(ctx, first, "Search")) return labeled_pairs(ctx, *search);
+  if (auto search = old_text_at(ctx, first)) return labeled_pairs(ctx, *search);
   if (replacement_number(ctx.line(first)) == 1 || fence_at(ctx, first)) {
     return one_fence_replacements(ctx, first);
   }

@@ -40,6 +40,24 @@ TEST(Health, ReportsBinaryHostAndFeatures) {
   EXPECT_EQ(report.find("binary is version"), std::string::npos) << report;
 }
 
+// The report turns `:help tag` into a link up to the next blank, so a tag followed by `)`
+// printed `(:help |toolhost-mcp)|` with stray bars (issue #37): the tag ends the line.
+TEST(Health, NoMcpServerLinksItsHelpTag) {
+  NvimHarness nvim;
+  json lines = nvim.lua(R"(
+    vim.cmd("checkhealth toolhost")
+    return vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  )");
+  std::string line;
+  for (const auto& each : lines) {
+    if (each.get<std::string>().find("no MCP servers") != std::string::npos) line = each;
+  }
+  const std::string text = "no MCP servers configured; how to add one: :help |toolhost-mcp|";
+  const int level = nvim.lua("return vim.fn.api_info().version.api_level").get<int>();
+  // 0.7's health.vim writes `  - INFO: `; the Lua framework of 0.9 on writes `- `.
+  EXPECT_EQ(line, (level < 11 ? "  - INFO: " : "- ") + text) << joined(lines);
+}
+
 TEST(Health, BinaryOlderThanTheSourcesAsksForMake) {
   NvimHarness nvim;
   // A copy of the binary last changed at the epoch: older than every file under src/.

@@ -1,7 +1,7 @@
-// Transcripts in the shapes llm-sidekick (February, March and July 2025), CodeCompanion (April
-// 2025) and the model APIs write, read the way `toolhost parse --json` reads a file: each must
-// give its reviewed expectation, also when saved with CRLF line ends or with trailing blanks on
-// every line outside a fence.
+// Transcripts in the shapes llm-sidekick (February, March and July 2025, and its own prompt's
+// example), CodeCompanion (April 2025) and the model APIs write, read the way
+// `toolhost parse --json` reads a file: each must give its reviewed expectation, also when
+// saved with CRLF line ends or with trailing blanks on every line outside a fence.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -87,8 +87,8 @@ TEST_P(PeerFixture, TrailingBlanksOutsideFencesParseTheSame) {
 
 INSTANTIATE_TEST_SUITE_P(Peers, PeerFixture,
                          ::testing::Values("sidekick-2025-02", "sidekick-2025-03",
-                                           "sidekick-2025-07", "codecompanion-2025-04",
-                                           "api-json"),
+                                           "sidekick-2025-07", "sidekick-prompt",
+                                           "codecompanion-2025-04", "api-json"),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name) {
