@@ -1,6 +1,7 @@
 -- The demo's "chat plugin": streams an assistant reply into the chat buffer a few lines at a
 -- time, as a real one would, then says the reply is done. toolhost's auto-run chain then runs
--- the read-only calls at once and stops at the first call that needs your approval.
+-- the read-only calls, and the commands it may run in the kernel sandbox, at once, and stops at
+-- the first call that needs your approval.
 local M = {}
 
 M.reply = {
@@ -18,9 +19,16 @@ M.reply = {
   "",
   "**bash**",
   "```bash",
-  'for i in 1 2 3 4 5; do echo "step $i of 5"; sleep 0.4; done',
+  'for i in 1 2 3 4 5; do echo "step $i of 5" | tee -a steps.log; sleep 0.4; done',
   "```",
-  "> Needs your approval (it holds `;` and `$`): press <leader>tr, or <leader>tx to decline",
+  "> Runs by itself in the kernel sandbox: it may write in the project and /tmp only, with no",
+  "> network (where the sandbox is unavailable it waits for your approval: it holds `;` and `$`)",
+  "",
+  "**bash**",
+  "```bash",
+  "rm -f steps.log",
+  "```",
+  "> Needs your approval: deleting always asks, sandbox or not: press <leader>tr, or <leader>tx",
   "",
   "**bash**",
   "```bash",
@@ -63,7 +71,7 @@ function M.headless(buf)
   local function awaiting()
     for _, d in ipairs(vim.diagnostic.get(buf)) do
       if d.message:find("awaiting approval", 1, true) then
-        return d.message
+        return d.message, d.lnum
       end
     end
   end
@@ -74,8 +82,20 @@ function M.headless(buf)
   M.stream(buf)
   assert(vim.wait(20000, awaiting, 20), "the chain did not stop at the call that needs approval")
   print_buffer("the chain stopped at: " .. awaiting())
-  vim.api.nvim_win_set_cursor(0, { 1, 0 }) -- outside any block: the first call that waits
-  vim.cmd("ToolRun")
+  -- The delete; without the sandbox the loop before it waits first, and is approved the same way.
+  for _ = 1, 2 do
+    local _, approved_row = awaiting()
+    vim.api.nvim_win_set_cursor(0, { 1, 0 }) -- outside any block: the first call that waits
+    vim.cmd("ToolRun")
+    local function next_stop()
+      local message, row = awaiting()
+      return events.ToolhostAllDone or (message and row ~= approved_row)
+    end
+    assert(vim.wait(20000, next_stop, 20), "the chain did not go on")
+    if events.ToolhostAllDone then
+      break
+    end
+  end
   assert(vim.wait(20000, function() return events.ToolhostAllDone end, 20), "the chain did not finish")
   print_buffer("after <leader>tr (:ToolRun) approved it, the chain went on: ToolhostAllDone")
 end

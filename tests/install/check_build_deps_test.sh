@@ -39,7 +39,7 @@ esac
 # install-deps installs what `make` needs from the same list.
 debian=$("$check" --debian | tr '\n' ' ')
 case $debian in
-  "cmake g++ pkg-config libuv1-dev "*" libcli11-dev ") ;;
+  "cmake g++ pkg-config libuv1-dev "*" libcli11-dev libseccomp-dev ") ;;
   *) fail "unexpected Debian list: $debian" ;;
 esac
 echo "ok"

@@ -26,7 +26,9 @@ vim.api.nvim_create_autocmd("User", {
     table.insert(_G.toolhost_test.outputs, vim.g.toolhost_event)
   end,
 })
-require("toolhost").setup({ binary = ${JSON.stringify(toolhost)}, shell = "sh" })
+-- The sandbox off: these tests hold shell commands for approval in Neovim, which the sandbox
+-- would run unasked (tests/e2e/sandbox_*_test.cc test it).
+require("toolhost").setup({ binary = ${JSON.stringify(toolhost)}, shell = "sh", sandbox = "off" })
 local ok, err = require("toolhost.host").ensure()
 if not ok then
   vim.notify("toolhost did not start: " .. tostring(err), vim.log.levels.ERROR)
