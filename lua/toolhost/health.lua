@@ -57,7 +57,29 @@ function M.check()
     end
   end
   if chan then
+    M.check_sandbox(chan)
     require("toolhost.mcp_health").check(chan, { start = start, ok = ok, warn = warn, error = error, info = info })
+  end
+end
+
+-- The kernel sandbox auto-run runs commands in (:help toolhost-sandbox).
+function M.check_sandbox(chan)
+  local answered, s = pcall(vim.rpcrequest, chan, "toolhost.sandbox")
+  if not answered or type(s) ~= "table" then
+    error("the host does not say whether the sandbox is available: " .. tostring(s))
+    return
+  end
+  info(("sandbox: Landlock ABI %d, user namespaces %s, seccomp %s"):format(
+    s.landlock_abi, s.user_namespaces and "yes" or "no", s.seccomp and "yes" or "no"))
+  if s.mode == "off" then
+    info("sandbox: off (setup's `sandbox`): the allow-list alone decides what runs unasked")
+  elseif s.in_force then
+    ok("sandbox: in force: commands auto-run starts run in it; :help toolhost-sandbox")
+  else
+    warn("sandbox: unavailable: " .. tostring(s.reason), {
+      "commands off the allow-list wait for your approval",
+      "it needs Linux with Landlock ABI 3 (6.2+), unprivileged user namespaces and seccomp",
+    })
   end
 end
 

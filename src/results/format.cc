@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "results/sandbox_notes.h"
+
 namespace toolhost::results {
 
 std::string format_duration(double seconds) {
@@ -37,9 +39,10 @@ std::string finished_message(const jobs::JobInfo& job) {
     case core::Status::Interrupted: return "✗ " + tool + ": interrupted";
     default: break;
   }
-  if (!job.error.empty()) return "✗ " + tool + ": " + job.error;
-  if (job.term_signal) return "✗ " + tool + ": " + signal_name(*job.term_signal);
-  return "✗ " + tool + ": exit " + std::to_string(job.exit_code.value_or(-1));
+  const std::string denied = likely_denied(job) ? " (likely denied by the sandbox)" : "";
+  if (!job.error.empty()) return "✗ " + tool + ": " + job.error + denied;
+  if (job.term_signal) return "✗ " + tool + ": " + signal_name(*job.term_signal) + denied;
+  return "✗ " + tool + ": exit " + std::to_string(job.exit_code.value_or(-1)) + denied;
 }
 
 std::string running_message(const std::string& tool, double elapsed_s) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "results/format.h"
+#include "results/sandbox_notes.h"
 #include "results/text_clean.h"
 
 namespace toolhost::results {
@@ -125,6 +126,7 @@ std::vector<std::string> terminal_body(const jobs::JobInfo& job, const ResultOpt
   if (job.status == core::Status::TimedOut) {
     body.push_back("Timed out after " + format_timeout(job.spec.timeout_ms));
   }
+  for (std::string& line : sandbox_lines(job)) body.push_back(std::move(line));
   StreamLines out = stream_lines(job.out);
   StreamLines err = stream_lines(job.err);
   uint64_t budget = options.max_lines;

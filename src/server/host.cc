@@ -93,6 +93,7 @@ void Host::start() {
   };
   methods_.add("toolhost.ping", bind(&Host::ping));
   methods_.add("toolhost.setup", bind(&Host::setup));
+  methods_.add("toolhost.sandbox", bind(&Host::sandbox_status));
   methods_.add("toolhost.attach", bind(&Host::attach));
   methods_.add("toolhost.detach", bind(&Host::detach));
   methods_.add("toolhost.run", bind(&Host::run));
@@ -194,6 +195,7 @@ Host::Reply Host::setup(const nlohmann::json& args) {
   // A page at a time, each once Neovim has applied the lists before it (send_batch()).
   feedback_.gate_pages([this] { return api_.batches_idle(); });
   feedback_.all_jobs(session::mirror_records(engine_.list()));
+  announce_sandbox();
   return ok();
 }
 

@@ -60,6 +60,10 @@ class Host {
 
   // The methods, one each (args: one table).
   Reply ping(const nlohmann::json& args);
+  // The kernel sandbox as this host sees it (:checkhealth), and the notice when it is wanted
+  // and unavailable, once per host (host_sandbox.cc).
+  Reply sandbox_status(const nlohmann::json& args);
+  void announce_sandbox();
   Reply setup(const nlohmann::json& args);
   Reply attach(const nlohmann::json& args);
   Reply detach(const nlohmann::json& args);
@@ -142,6 +146,7 @@ class Host {
   McpTools mcp_;
   nlohmann::json mcp_options_;   // setup()'s `mcp`
   bool mcp_configured_ = false;  // setup() ran
+  bool sandbox_announced_ = false;
   std::string mcp_root_;
   mcp::Places mcp_places_;
   std::vector<mcp::PendingFile> mcp_pending_;
