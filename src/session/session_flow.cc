@@ -276,7 +276,10 @@ void Session::pump_run_all() {
     const bool writer = tools::writes_files(call->tool);
     if (busy() && (!run_all_parallel_ || writer)) return;
     run_all_.pop_front();
-    start(*call, Origin::RunAll);
+    // What the policy would start unasked starts as auto-run does (in the sandbox, issue #38);
+    // the calls the confirmation listed are approved by the user.
+    const bool unasked = tools::auto_accept(*call, ctx_.config, root_, ctx_.remote).auto_run();
+    start(*call, Origin::RunAll, /*automatic=*/unasked);
     if (!run_all_parallel_ || writer) return;
   }
   maybe_all_done();

@@ -107,6 +107,17 @@ TEST(Sandbox, AProtectedNameTheJobCreatesIsMovedAsideAndNamed) {
       << text;
 }
 
+// :ToolRunAll runs what the policy would start unasked as auto-run does: in the sandbox.
+TEST(Sandbox, RunAllRunsWhatNeedsNoApprovalInTheSandbox) {
+  NvimHarness nvim(json{{"sandbox", "auto"}, {"confirm_run_all", false}});
+  nvim.forward_user_event("ToolhostJobFinished");
+  int64_t buf = open_chat(nvim, "run_all.chat.md");
+  reply(nvim, buf, bash_reply({"echo \"NVIM=[$NVIM]\""}));
+  nvim.command("ToolRunAll");
+  std::string text = finished_text(nvim, buf);
+  EXPECT_NE(text.find("NVIM=[]"), std::string::npos) << text;
+}
+
 // Deleting in bulk asks, sandbox or not.
 TEST(Sandbox, ABulkDeleteWaitsForApproval) {
   NvimHarness nvim(kSandboxed);
