@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "e2e/agents_helpers.h"
 #include "e2e/chat_helpers.h"
 #include "e2e/nvim_harness.h"
 
@@ -116,6 +117,21 @@ TEST(Sandbox, RunAllRunsWhatNeedsNoApprovalInTheSandbox) {
   nvim.command("ToolRunAll");
   std::string text = finished_text(nvim, buf);
   EXPECT_NE(text.find("NVIM=[]"), std::string::npos) << text;
+}
+
+// An outside agent's shell call through `toolhost mcp serve` follows the same rule: off the
+// allow-list it runs unasked, in the sandbox, in Neovim; and headless, without a Neovim.
+TEST(Sandbox, AnAgentsCommandRunsUnaskedInTheSandbox) {
+  NvimHarness nvim(json{{"sandbox", "auto"}});
+  start_host(nvim);
+  auto agent = connect_agent(nvim, "claude-code");
+  json result = agent->wait_result(
+      agent->call("run_terminal_command", {{"command", "echo \"NVIM=[$NVIM]\"; echo x > .envrc"}}));
+  EXPECT_EQ(result["isError"], false) << result.dump();
+  EXPECT_NE(result["text"].get<std::string>().find("NVIM=[]"), std::string::npos) << result.dump();
+  EXPECT_NE(result["text"].get<std::string>().find("Sandbox: the command created `.envrc`"),
+            std::string::npos)
+      << result.dump();
 }
 
 // Deleting in bulk asks, sandbox or not.
