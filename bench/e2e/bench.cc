@@ -50,6 +50,7 @@ Sizes smoke_sizes() {
   s.p2_base_ms = 100;
   s.p2_spread_ms = 100;
   s.p3_runs = 5;
+  s.p10_runs = 5;
   s.p5_bytes = 16ull << 20;
   s.p6_jobs = 20;
   s.p7_idle_s = 0.5;
@@ -174,6 +175,7 @@ json Bench::run() {
   p7_idle_host();
   p7_ready_from_c();
   if (wanted("p3", "P3 :ToolRun -> exec")) p3_exec();
+  if (wanted("p10", "P10 :ToolRun -> exec in the sandbox")) p10_sandboxed_exec();
   if (wanted("p2", "P2 exit -> feedback")) p2_exit_feedback();
   if (wanted("p6", "P6 many calls")) p6_many();
   if (wanted("p5", "P5 drain")) p5_drain();

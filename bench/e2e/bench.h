@@ -37,6 +37,7 @@ struct Sizes {
   int p2_jobs = 100;
   int p2_base_ms = 1000, p2_spread_ms = 1000;
   int p3_runs = 100;
+  int p10_runs = 100;
   uint64_t p5_bytes = 1ull << 30;
   int p6_jobs = 1000;
   double p7_idle_s = 5;
@@ -71,6 +72,7 @@ class Bench {
   void p1_attach_stall();
   void p2_exit_feedback();
   void p3_exec();
+  void p10_sandboxed_exec();
   void p5_drain();
   void p6_many();
   void p9_agents();

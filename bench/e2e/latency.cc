@@ -118,6 +118,33 @@ void Bench::p3_exec() {
   for (const auto& [via, values] : ms) f_["p3"][via] = stats(values);
 }
 
+// P10 (issue #38): the same as P3, the job in the kernel sandbox, against the same posix_spawn
+// and the same :ToolRun outside the sandbox, in alternating rounds.
+void Bench::p10_sandboxed_exec() {
+  const int rounds = o_.smoke ? 1 : 5;
+  std::map<std::string, std::vector<double>> ms;
+  for (int round = 0; round < rounds; ++round) {
+    for (bool sandboxed : {true, false}) {
+      const std::string via = sandboxed ? "sandboxed" : "toolhost";
+      json report = scenario("exec_latency",
+                             {{"name", "p10_" + via + "_" + std::to_string(round)},
+                              {"via", "toolhost"},
+                              {"sandboxed", sandboxed},
+                              {"n", s_.p10_runs / rounds}});
+      for (double v : report["latencies_ms"]) ms[via].push_back(v);
+    }
+    for (int i = 0; i < s_.p10_runs / rounds; ++i) {
+      std::string stamp = dir_ + "/p10c-" + std::to_string(i);
+      double t0 = realtime_us();
+      pid_t pid = spawn({"/bin/sh", "-c", "exec " + child_ + " now " + stamp});
+      wait_for_pid(pid);
+      ms["posix_spawn"].push_back((read_stamp_us(stamp) - t0) / 1e3);
+      ::unlink(stamp.c_str());
+    }
+  }
+  for (const auto& [via, values] : ms) f_["p10"][via] = stats(values);
+}
+
 void Bench::p6_many() {
   for (const char* via : {"toolhost", "lua"}) {
     double nvim_cpu = cpu_ms(nvim_pid_), host_cpu = cpu_ms(host_pid_);

@@ -259,7 +259,8 @@ function B.exec_latency(args)
   end
   local i = 0
   if args.via == "toolhost" then
-    setup({ max_concurrent = 1 })
+    -- P10: :ToolRun's job in the sandbox (sandbox_approved: what you approve runs in it too).
+    setup({ max_concurrent = 1, sandbox = "auto", sandbox_approved = args.sandboxed == true })
     local cmds = {}
     for k = 1, n do
       cmds[k] = command(k)
