@@ -2,7 +2,11 @@
 // jobs() mirror against them, through a real Neovim and the real host.
 #include <gtest/gtest.h>
 
+#include <uv.h>
+
 #include <algorithm>
+#include <chrono>
+#include <fstream>
 
 #include "e2e/jobs_helpers.h"
 
@@ -53,6 +57,32 @@ void expect_jobs_match_jobs_list(NvimHarness& nvim) {
   EXPECT_EQ(from_lua, from_host);
 }
 
+// Waits until `nvim`'s history holds the `ended` line of job `id`: its host writes it a few
+// milliseconds after the job's feedback (the held work of a job's end), and a host that starts
+// in between reads the job as running. Woken by the file's changes (inotify), not by a timer.
+void wait_history_ended(NvimHarness& nvim, const std::string& id) {
+  const std::string path =
+      nvim.lua("return require('toolhost.host').dirs().state").get<std::string>() +
+      "/history.jsonl";
+  uv_fs_event_t watch;
+  uv_fs_event_init(nvim.loop(), &watch);
+  uv_fs_event_start(
+      &watch, [](uv_fs_event_t*, const char*, int, int) {}, path.c_str(), 0);
+  auto ended = [&] {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+      json record = json::parse(line, nullptr, false);
+      if (record.is_object() && record.value("id", "") == id && record.value("ev", "") == "ended") {
+        return true;
+      }
+    }
+    return false;
+  };
+  nvim.run_until(ended, std::chrono::seconds(10), "the ended line of " + id + " in " + path);
+  uv_close(reinterpret_cast<uv_handle_t*>(&watch), nullptr);
+  uv_run(nvim.loop(), UV_RUN_NOWAIT);
+}
+
 // History included: the jobs of another Neovim that shares the state dir, known from history
 // at each host start, right after a restart too.
 TEST(JobsQueries, LuaJobsListsTheSameJobsAsJobsListAlsoAfterARestart) {
@@ -60,6 +90,7 @@ TEST(JobsQueries, LuaJobsListsTheSameJobsAsJobsListAlsoAfterARestart) {
   other.forward_user_event("ToolhostJobFinished");
   other.open_fixture("bash_block.chat.md", "other.chat.md");
   std::string before = run_block(other, 5)["id"];
+  wait_history_ended(other, before);
 
   NvimHarness nvim(json::object(), &other);
   nvim.forward_user_event("ToolhostJobFinished");
@@ -73,6 +104,7 @@ TEST(JobsQueries, LuaJobsListsTheSameJobsAsJobsListAlsoAfterARestart) {
   // A job the other Neovim runs now: this host reads it from history when it starts again.
   other.open_fixture("bash_block.chat.md", "other2.chat.md");
   std::string after = run_block(other, 5)["id"];
+  wait_history_ended(other, after);
   nvim.lua("require('toolhost').restart()");
   wait_all_jobs_with(nvim, after);
   expect_jobs_match_jobs_list(nvim);
