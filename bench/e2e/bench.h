@@ -72,6 +72,7 @@ class Bench {
   void p1_attach_stall();
   void p2_exit_feedback();
   void p3_exec();
+  void spawn_latencies(const std::string& name, int n, std::vector<double>& out);
   void p10_sandboxed_exec();
   void p5_drain();
   void p6_many();

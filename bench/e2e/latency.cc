@@ -93,6 +93,19 @@ void Bench::p2_exit_feedback() {
   f_["p2"]["jobs"] = s_.p2_jobs;
 }
 
+// P3's and P10's baseline: the same argv the others run (the shell toolhost is configured
+// with), from C with posix_spawn, `n` times; each spawn to the child's stamp, in ms.
+void Bench::spawn_latencies(const std::string& name, int n, std::vector<double>& out) {
+  for (int i = 0; i < n; ++i) {
+    std::string stamp = dir_ + "/" + name + "-" + std::to_string(i);
+    double t0 = realtime_us();
+    pid_t pid = spawn({"/bin/sh", "-c", "exec " + child_ + " now " + stamp});
+    wait_for_pid(pid);
+    out.push_back((read_stamp_us(stamp) - t0) / 1e3);
+    ::unlink(stamp.c_str());
+  }
+}
+
 void Bench::p3_exec() {
   // In rounds, each way in turn, so that a busy spell of the machine does not fall on one.
   const int rounds = o_.smoke ? 1 : 5;
@@ -105,15 +118,7 @@ void Bench::p3_exec() {
                               {"n", s_.p3_runs / rounds}});
       for (double v : report["latencies_ms"]) ms[via].push_back(v);
     }
-    // The same argv the others run (the shell toolhost is configured with), from C.
-    for (int i = 0; i < s_.p3_runs / rounds; ++i) {
-      std::string stamp = dir_ + "/p3c-" + std::to_string(i);
-      double t0 = realtime_us();
-      pid_t pid = spawn({"/bin/sh", "-c", "exec " + child_ + " now " + stamp});
-      wait_for_pid(pid);
-      ms["posix_spawn"].push_back((read_stamp_us(stamp) - t0) / 1e3);
-      ::unlink(stamp.c_str());
-    }
+    spawn_latencies("p3c", s_.p3_runs / rounds, ms["posix_spawn"]);
   }
   for (const auto& [via, values] : ms) f_["p3"][via] = stats(values);
 }
@@ -133,14 +138,7 @@ void Bench::p10_sandboxed_exec() {
                               {"n", s_.p10_runs / rounds}});
       for (double v : report["latencies_ms"]) ms[via].push_back(v);
     }
-    for (int i = 0; i < s_.p10_runs / rounds; ++i) {
-      std::string stamp = dir_ + "/p10c-" + std::to_string(i);
-      double t0 = realtime_us();
-      pid_t pid = spawn({"/bin/sh", "-c", "exec " + child_ + " now " + stamp});
-      wait_for_pid(pid);
-      ms["posix_spawn"].push_back((read_stamp_us(stamp) - t0) / 1e3);
-      ::unlink(stamp.c_str());
-    }
+    spawn_latencies("p10c", s_.p10_runs / rounds, ms["posix_spawn"]);
   }
   for (const auto& [via, values] : ms) f_["p10"][via] = stats(values);
 }
