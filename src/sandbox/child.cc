@@ -33,14 +33,21 @@ namespace {
 
 // The host's handlers point into the host's code, and an ignored signal (the host ignores
 // SIGPIPE) would be inherited through exec: every signal goes back to its default, as
-// posix_spawn's SETSIGDEF did. (glibc's own two signals are refused with EINVAL: harmless.)
+// posix_spawn's SETSIGDEF did. Through the kernel's rt_sigaction, not glibc's sigaction, which
+// refuses glibc's own two real-time signals (32, 33): a host started with those ignored (a CI
+// runner's) passed them on to every job. The kernel's struct, all zeros, is SIG_DFL with no
+// flags and no mask.
 TOOLHOST_CHILD_CODE void reset_signal_dispositions() {
-  struct sigaction default_action;
+  struct {
+    void* handler;
+    unsigned long flags;
+    void* restorer;
+    unsigned long mask;
+  } default_action;
   std::memset(&default_action, 0, sizeof default_action);
-  default_action.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
-    ::sigaction(sig, &default_action, nullptr);
+    ::syscall(SYS_rt_sigaction, sig, &default_action, nullptr, sizeof default_action.mask);
   }
 }
 
