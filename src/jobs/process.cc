@@ -82,18 +82,18 @@ bool Process::start(const std::vector<std::string>& environment) {
     // Listens before the child exists: its SIGCHLD cannot come too early.
     if (reaping() == Reaping::Sigchld) reaper = &SigchldReaper::of(loop_);
     pid_t pid = 0;
-    std::vector<std::string> job_environment = environment;
+    // A sandboxed job gets an environment of its own (sandboxed_run.h); the others the host's.
     std::string why;
-    if (info_.spec.sandbox && !sandboxed_.begin(info_, job_environment, why)) {
-      info_.error = "cannot start `" + info_.spec.argv[0] + "` in the sandbox: " + why;
-    }
+    const std::vector<std::string>* env =
+        info_.spec.sandbox ? sandboxed_.begin(info_, environment, why) : &environment;
+    if (!env) info_.error = "cannot start `" + info_.spec.argv[0] + "` in the sandbox: " + why;
     info_.leader_start_min = boot_ticks();
-    if (info_.error.empty()) error = spawn_process(info_.spec, job_environment, out[1], err[1], pid);
+    if (env) error = spawn_process(info_.spec, *env, out[1], err[1], pid);
     info_.leader_start_max = boot_ticks();
     if (error != 0) {
       info_.error =
           std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(-error);
-    } else if (info_.error.empty()) {
+    } else if (env) {
       info_.pid = pid;
     }
   }
@@ -345,7 +345,7 @@ void Process::finish() {
   } else {
     info_.status = Status::Failed;
   }
-  if (info_.spec.sandbox) sandboxed_.end(info_);
+  sandboxed_.end(info_);  // nothing unless begin() ran
   if (events_.finished) events_.finished();
 }
 

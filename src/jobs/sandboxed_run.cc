@@ -11,24 +11,26 @@
 namespace toolhost::jobs {
 namespace fs = std::filesystem;
 
-bool SandboxedRun::begin(const JobInfo& info, std::vector<std::string>& environment,
-                         std::string& error) {
+const std::vector<std::string>* SandboxedRun::begin(const JobInfo& info,
+                                                    const std::vector<std::string>& inherited,
+                                                    std::string& error) {
   const sandbox::Sandbox& box = *info.spec.sandbox;
   protected_before_ = box.existing_protected();
   // Beneath /tmp, which every sandbox may write, whatever the host's own TMPDIR is.
   std::string pattern = "/tmp/toolhost-" + info.id + "-XXXXXX";
   if (!::mkdtemp(pattern.data())) {
     error = "cannot create its temp dir " + pattern + ": " + std::strerror(errno);
-    return false;
+    return nullptr;
   }
   tmpdir_ = pattern;
-  environment = sandbox::clean_environment(environment);
-  environment.erase(std::remove_if(environment.begin(), environment.end(),
-                                   [](const std::string& e) { return e.rfind("TMPDIR=", 0) == 0; }),
-                    environment.end());
-  environment.push_back("TMPDIR=" + tmpdir_);
+  environment_ = sandbox::clean_environment(inherited);
+  environment_.erase(
+      std::remove_if(environment_.begin(), environment_.end(),
+                     [](const std::string& e) { return e.rfind("TMPDIR=", 0) == 0; }),
+      environment_.end());
+  environment_.push_back("TMPDIR=" + tmpdir_);
   begun_ = true;
-  return true;
+  return &environment_;
 }
 
 void SandboxedRun::end(JobInfo& info) {
@@ -52,6 +54,7 @@ void SandboxedRun::end(JobInfo& info) {
   std::error_code ec;
   if (!tmpdir_.empty()) fs::remove_all(tmpdir_, ec);  // does not follow symlinks
   tmpdir_.clear();
+  environment_.clear();
 }
 
 }  // namespace toolhost::jobs

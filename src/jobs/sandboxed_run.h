@@ -13,9 +13,11 @@ namespace toolhost::jobs {
 
 class SandboxedRun {
  public:
-  // Prepares `environment` for the job `info` (cleaned, TMPDIR set) and records the protected
-  // names; false and `error` when its temp dir cannot be made.
-  bool begin(const JobInfo& info, std::vector<std::string>& environment, std::string& error);
+  // The environment for the job `info`: `inherited` cleaned, TMPDIR its own; records the
+  // protected names. nullptr and `error` when its temp dir cannot be made.
+  const std::vector<std::string>* begin(const JobInfo& info,
+                                        const std::vector<std::string>& inherited,
+                                        std::string& error);
   // After the job ended: moves aside what it created (info.moved_aside says so), notes where it
   // ran (info.sandbox), removes its temp dir. Nothing when begin() did not succeed.
   void end(JobInfo& info);
@@ -23,6 +25,7 @@ class SandboxedRun {
  private:
   bool begun_ = false;  // end() compares with what begin() saw, never with nothing
   std::vector<std::string> protected_before_;
+  std::vector<std::string> environment_;
   std::string tmpdir_;
 };
 
