@@ -8,20 +8,21 @@
 namespace toolhost::results {
 namespace {
 
-std::string lowered(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
+// Whether `text` holds `words` (lowercase), compared case-insensitively in place: the tail
+// of a job's output is up to a MiB, and a failed job is checked for its diagnostic and its
+// result alike.
+bool holds(std::string_view text, std::string_view words) {
+  return std::search(text.begin(), text.end(), words.begin(), words.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         }) != text.end();
 }
 
 // The words of a denial, as the tools print them (strerror of EACCES, EPERM, EROFS; seccomp's
 // and Landlock's names in their messages).
 bool speaks_of_denial(std::string_view text) {
-  const std::string low = lowered(text);
   for (std::string_view words : {"permission denied", "operation not permitted",
                                  "read-only file system", "seccomp", "landlock", "sandbox"}) {
-    if (low.find(words) != std::string::npos) return true;
+    if (holds(text, words)) return true;
   }
   return false;
 }
