@@ -110,14 +110,7 @@ class SandboxFixture : public ::testing::Test {
     args.out_fd = args.err_fd = fds[1];
     pid_t pid = -1;
     int error = sandbox.spawn(args, pid);
-    ::close(fds[1]);
-    if (error != 0) {
-      ::close(fds[0]);
-      Outcome failed;
-      failed.spawn_error = error;
-      return failed;
-    }
-    return finish(pid, fds[0]);
+    return spawned(error, pid, fds);
   }
 
   // The control: the same program without the sandbox.
@@ -139,6 +132,12 @@ class SandboxFixture : public ::testing::Test {
     int error =
         ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, argv_c.data(), env_c.data());
     posix_spawn_file_actions_destroy(&actions);
+    return spawned(error, pid, fds);
+  }
+
+  // After either spawn: the write end goes (the child has its copy), then the child's outcome,
+  // or the spawn's error.
+  Outcome spawned(int error, pid_t pid, const int fds[2]) const {
     ::close(fds[1]);
     if (error != 0) {
       ::close(fds[0]);
