@@ -1,5 +1,6 @@
 #include "cli/serve_command.h"
 
+#include <unistd.h>
 #include <uv.h>
 
 #include <csignal>
@@ -19,17 +20,22 @@ namespace {
 
 // Runs the agent's calls here until it goes away or a signal comes; the jobs end with it. A
 // call that needs approval looks for a Neovim host again (`find_host`) and, once one serves the
-// project, the calls go there.
+// project, the calls go there. `handover`: the session a relayed host left, to go on with.
 int serve_headless(uv_loop_t* loop, agents::HeadlessBackend::Options options,
                    agents::HostSeekingBackend::FindHost find_host, const std::string& version,
-                   std::ostream& err) {
+                   const mcp::Relay::Handover* handover, std::ostream& err) {
   agents::HeadlessBackend local(loop, std::move(options));
   agents::HostSeekingBackend backend(loop, local, std::move(find_host), version,
                                      [&err](const std::string& message) {
                                        err << "toolhost mcp serve: " << message << std::endl;
                                      });
-  mcp::Server server(loop, jsonrpc::StreamTransport::from_fds(loop, 0, 1), backend,
-                     mcp::Server::Info{"toolhost", version, {}});
+  auto transport = jsonrpc::StreamTransport::from_fds(loop, 0, 1);
+  if (handover) transport->set_unread(handover->unread);
+  mcp::Server server(loop, std::move(transport), backend, mcp::Server::Info{"toolhost", version, {}});
+  std::string error;
+  if (handover && !handover->initialize.is_null() && !server.resume(handover->initialize, error)) {
+    err << "toolhost mcp serve: cannot go on with the agent's session: " << error << "\n";
+  }
   uv_signal_t signals[3];
   bool stopping = false;
   auto stop = [&] {
@@ -51,7 +57,6 @@ int serve_headless(uv_loop_t* loop, agents::HeadlessBackend::Options options,
         },
         signums[i]);
   }
-  std::string error;
   if (!server.start(error)) {
     err << "toolhost mcp serve: " << error << "\n";
     stop();
@@ -99,29 +104,52 @@ std::optional<std::string> host_socket(const ServeCommand& command, const std::s
   return host->socket;
 }
 
-// Pumps the agent's lines to the host and back until either side goes (a host that went first
-// is the agent's server exiting; stderr says why). False when the host cannot be reached.
-bool relay(uv_loop_t* loop, const std::string& socket, std::ostream& err) {
+// Pumps the agent's lines to the host and back until either side goes. With `handover`, a host
+// that goes first leaves the agent's session there for this process to go on with; without, it
+// is the agent's server exiting (stderr says why). False when the host cannot be reached.
+bool relay(uv_loop_t* loop, const std::string& socket, std::optional<mcp::Relay::Handover>* handover,
+           std::ostream& err) {
   std::string error, ended;
   bool done = false;
   mcp::Relay::Options options;
   options.log = [&err](const std::string& message) {
     err << "toolhost mcp serve: " << message << "\n";
   };
+  if (handover) {
+    options.host_gone = [&](mcp::Relay::Handover next) {
+      ended = next.reason;
+      *handover = std::move(next);
+      done = true;
+    };
+  }
+  // Copies of the standard streams: the relay closes its own, and what comes after it reads
+  // the agent on these.
+  const int in = ::dup(0), out = ::dup(1);
   auto relay = mcp::Relay::start(
-      loop, 0, 1, socket,
+      loop, in, out, socket,
       [&](const std::string& reason) {
         done = true;
         ended = reason;
       },
       error, options);
   if (!relay) {
+    for (int fd : {in, out}) {
+      if (fd >= 0) ::close(fd);
+    }
     err << "toolhost mcp serve: cannot reach the host: " << error << "\n";
     return false;
   }
   while (!done && uv_run(loop, UV_RUN_ONCE) != 0) {
   }
-  err << "toolhost mcp serve: " << ended << "\n";
+  if (handover && *handover) {
+    err << "toolhost mcp serve: the Neovim host went away (" << ended << ")";
+    if ((*handover)->calls_failed > 0) {
+      err << "; the " << (*handover)->calls_failed << " call(s) it owed were answered as failed";
+    }
+    err << ": running calls here until one serves the project again\n";
+  } else {
+    err << "toolhost mcp serve: " << ended << "\n";
+  }
   return true;
 }
 
@@ -145,9 +173,13 @@ int run_serve_command(const ServeCommand& command, std::ostream& err) {
   if (!socket) return 2;
   uv_loop_t loop;
   uv_loop_init(&loop);
+  std::optional<mcp::Relay::Handover> handover;
   if (!socket->empty()) {
-    const bool connected = relay(&loop, *socket, err);
-    if (connected || !command.socket.empty()) {
+    // A host the agent named ends the session with it; one found in the registry leaves it to
+    // this process, which runs the calls here and looks for the next host.
+    const bool named = !command.socket.empty();
+    const bool connected = relay(&loop, *socket, named ? nullptr : &handover, err);
+    if (named || (connected && !handover)) {
       uv_run(&loop, UV_RUN_DEFAULT);
       uv_loop_close(&loop);
       return connected ? 0 : 2;
@@ -159,9 +191,11 @@ int run_serve_command(const ServeCommand& command, std::ostream& err) {
   options.approve_all = command.approve == "all";
   options.state_dir = command.state_dir;
   options.cache_dir = command.cache_dir;
-  err << "toolhost mcp serve: no Neovim serves " << root
-      << (options.approve_all ? ": running every call here (--approve all)\n"
-                              : ": running calls here; those that need approval are refused\n");
+  if (!handover) {
+    err << "toolhost mcp serve: no Neovim serves " << root
+        << (options.approve_all ? ": running every call here (--approve all)\n"
+                                : ": running calls here; those that need approval are refused\n");
+  }
   auto find_host = [state_dir = command.state_dir, root, &err]() -> std::optional<std::string> {
     std::optional<mcp::HostEntry> host = registered_host(state_dir, root, err);
     if (!host) return std::nullopt;
@@ -169,7 +203,8 @@ int run_serve_command(const ServeCommand& command, std::ostream& err) {
         << host->root << " at " << host->socket << "\n";
     return host->socket;
   };
-  int status = serve_headless(&loop, std::move(options), std::move(find_host), command.version, err);
+  int status = serve_headless(&loop, std::move(options), std::move(find_host), command.version,
+                              handover ? &*handover : nullptr, err);
   uv_run(&loop, UV_RUN_DEFAULT);  // close callbacks
   uv_loop_close(&loop);
   return status;

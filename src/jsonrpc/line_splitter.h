@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace toolhost::jsonrpc {
 
@@ -25,6 +26,8 @@ class LineSplitter {
   // Empty lines (and a lone "\r") carry no message and are skipped; a trailing "\r" is cut.
   void feed(std::string_view bytes);
   size_t buffered() const { return partial_.size(); }
+  // What was fed after the last complete line, handed to whoever reads the stream next.
+  std::string take_partial() { return std::exchange(partial_, std::string()); }
 
  private:
   void finish_line(std::string_view line);

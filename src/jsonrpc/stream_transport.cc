@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <utility>
 
 namespace toolhost::jsonrpc {
 namespace {
@@ -39,6 +40,7 @@ struct StreamTransport::Handles {
   size_t queued = 0;
   size_t writes_in_flight = 0;
   std::string close_reason;
+  std::string unread;
   LineSplitter splitter;
   Handlers handlers;
   char buffer[kReadSize];
@@ -180,7 +182,12 @@ bool StreamTransport::start(Handlers handlers, std::string& error) {
     handles_->begin_close(error);
     return false;
   }
+  if (!handles_->unread.empty()) handles_->splitter.feed(std::exchange(handles_->unread, {}));
   return true;
+}
+
+void StreamTransport::set_unread(std::string bytes) {
+  handles_->unread = std::move(bytes);
 }
 
 void StreamTransport::send(std::string text) {

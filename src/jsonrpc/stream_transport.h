@@ -28,6 +28,8 @@ class StreamTransport : public Transport {
   ~StreamTransport() override;
 
   bool start(Handlers handlers, std::string& error) override;
+  // Bytes another reader took from `in_fd` before this transport: read first, once started.
+  void set_unread(std::string bytes);
   void send(std::string text) override;
   // Stops reading; writes already queued are flushed before the descriptors close.
   void close(const std::string& reason) override;

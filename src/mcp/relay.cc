@@ -4,8 +4,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <vector>
+
+#include "mcp/message_peek.h"
+#include "mcp/protocol.h"
 
 namespace toolhost::mcp {
 namespace {
@@ -44,6 +50,19 @@ int connect_unix(const std::string& path, std::string& error) {
   return fd;
 }
 
+// The answer to a call the host owed when it went away.
+std::string failed_call_answer(const Json& id, const std::string& reason) {
+  Json text = {{"type", "text"},
+               {"text", "The Neovim host went away before this call finished (" + reason +
+                            "); it may have run in part. toolhost runs the calls here from now "
+                            "on (those that need an approval wait for a Neovim to serve the "
+                            "project): call it again if it is still needed."}};
+  Json answer = {{"jsonrpc", "2.0"},
+                 {"id", id},
+                 {"result", {{"content", Json::array({text})}, {"isError", true}}}};
+  return answer.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace
 
 struct Relay::State {
@@ -67,6 +86,13 @@ struct Relay::State {
     uv_write_t req;
     std::string bytes;
     Direction* direction;
+  };
+  // A request of the agent the host has not answered yet.
+  struct Owed {
+    uint64_t order;
+    std::string method;
+    Json id;
+    std::string line;  // to ask the next server again; empty for a call (never run twice)
   };
 
   State(uv_loop_t* loop, Options options, Done done)
@@ -95,6 +121,12 @@ struct Relay::State {
   bool closed_all = false;
   bool orphaned = false;  // the Relay is gone: free this block after the last close
   std::string reason;
+  // Kept only with options.host_gone: what the host owes the agent, by the id's JSON text.
+  std::map<std::string, Owed> owed;
+  uint64_t next_order = 0;
+  Json initialize;
+  bool agent_input_ended = false;
+  bool handing_over = false;
   char buffer[kReadSize];
 
   // Owns `fd` from here: closes it when it cannot be opened, as StreamTransport does.
@@ -112,15 +144,47 @@ struct Relay::State {
 
   void forward(Direction& direction, std::string_view line) {
     if (finishing) return;
+    if (options.host_gone) keep_track(direction, line);
+    write_line(direction, line);
+  }
+
+  // What the host owes: the agent's requests until the host's answer with the same id passes.
+  void keep_track(Direction& direction, std::string_view line) {
+    PeekedMessage message = peek_message(line);
+    if (&direction == &down) {
+      if (message.is_answer && message.id) owed.erase(message.id->dump());
+      return;
+    }
+    if (message.method == method::kCancelled) {
+      // The host answers a cancelled call no more: the agent no longer waits for it.
+      Json parsed = Json::parse(line, nullptr, false);
+      if (parsed.is_object() && parsed["params"].is_object()) {
+        owed.erase(parsed["params"].value("requestId", Json()).dump());
+      }
+      return;
+    }
+    if (!message.is_request()) return;
+    const bool call = message.method == method::kToolsCall;
+    owed[message.id->dump()] =
+        Owed{next_order++, message.method, *message.id, call ? std::string() : std::string(line)};
+    if (message.method == method::kInitialize) {
+      Json parsed = Json::parse(line, nullptr, false);
+      if (parsed.is_object()) initialize = parsed.value("params", Json::object());
+    }
+  }
+
+  void write_line(Direction& direction, std::string_view line) {
     auto* write = new Write{{}, std::string(line), &direction};  // owned by on_write
     write->bytes.push_back('\n');
     write->req.data = this;
     uv_buf_t buf = uv_buf_init(write->bytes.data(), static_cast<unsigned>(write->bytes.size()));
     if (int rc = uv_write(&write->req, stream(direction.sink), &buf, 1, on_write)) {
       delete write;
-      finish(std::string("cannot write to the ") + (&direction == &up ? "host" : "agent") + ": " +
-                 uv_strerror(rc),
-             false);
+      if (&direction == &up) {
+        host_went(std::string("cannot write to the host: ") + uv_strerror(rc));
+      } else {
+        agent_failed(std::string("cannot write to the agent: ") + uv_strerror(rc));
+      }
       return;
     }
     direction.queued += write->bytes.size();
@@ -145,6 +209,7 @@ struct Relay::State {
   // The agent's input ended: the host reads end of input after the lines already queued,
   // answers what it has, and closes, which ends the relay.
   void agent_ended() {
+    agent_input_ended = true;
     if (uv_is_active(handle(&agent_in))) uv_read_stop(stream(&agent_in));
     shutdown.data = this;
     int rc = uv_shutdown(&shutdown, stream(&host), [](uv_shutdown_t* req, int status) {
@@ -154,6 +219,50 @@ struct Relay::State {
       }
     });
     if (rc != 0) finish(std::string("cannot end the host's input: ") + uv_strerror(rc), false);
+  }
+
+  // The host went: the relay ends, or with options.host_gone and the agent still there, the
+  // calls the host owed are answered as failed after its last lines, and the agent is handed
+  // over once those are written.
+  void host_went(const std::string& why) {
+    if (finishing) return;
+    if (!options.host_gone || agent_input_ended) return finish(why, true);
+    handing_over = true;
+    std::vector<const Owed*> calls;
+    for (const auto& [key, request] : owed) {
+      if (request.line.empty()) calls.push_back(&request);
+    }
+    std::sort(calls.begin(), calls.end(),
+              [](const Owed* a, const Owed* b) { return a->order < b->order; });
+    for (const Owed* call : calls) write_line(down, failed_call_answer(call->id, why));
+    finish(why, true);
+  }
+
+  // Nobody to hand over to: the relay ends.
+  void agent_failed(const std::string& why) {
+    handing_over = false;
+    finish(why, false);
+  }
+
+  Handover handover() {
+    Handover next;
+    next.reason = reason;
+    std::vector<const Owed*> again;
+    for (const auto& [key, request] : owed) {
+      if (request.line.empty()) {
+        ++next.calls_failed;
+      } else {
+        again.push_back(&request);
+        // The host never answered the handshake: the next server answers it.
+        if (request.method == method::kInitialize) initialize = Json();
+      }
+    }
+    std::sort(again.begin(), again.end(),
+              [](const Owed* a, const Owed* b) { return a->order < b->order; });
+    for (const Owed* request : again) next.unread += request->line + "\n";
+    next.unread += up.splitter.take_partial();
+    next.initialize = std::move(initialize);
+    return next;
   }
 
   // `flush`: what is queued for the agent still goes out (the host's last answers).
@@ -185,6 +294,12 @@ struct Relay::State {
       return;
     }
     self->closed_all = true;
+    if (self->handing_over) {
+      auto host_gone = std::move(self->options.host_gone);
+      self->done = nullptr;
+      host_gone(self->handover());  // may destroy the Relay, and with it this block
+      return;
+    }
     auto done = std::move(self->done);
     if (done) done(self->reason);  // may destroy the Relay, and with it this block
   }
@@ -211,11 +326,10 @@ struct Relay::State {
       }
       self->agent_ended();
     } else if (nread == UV_EOF) {
-      self->finish("the host closed the connection", true);
+      self->host_went("the host closed the connection");
     } else {
-      self->finish(
-          std::string("reading from the host failed: ") + uv_strerror(static_cast<int>(nread)),
-          true);
+      self->host_went(std::string("reading from the host failed: ") +
+                      uv_strerror(static_cast<int>(nread)));
     }
   }
 
@@ -226,11 +340,11 @@ struct Relay::State {
     direction.queued -= write->bytes.size();
     --direction.writes_in_flight;
     if (status < 0 && status != UV_ECANCELED) {
-      bool to_host = &direction == &self->up;
-      self->finish(
-          std::string(to_host ? "writing to the host failed: " : "writing to the agent failed: ") +
-              uv_strerror(status),
-          false);
+      if (&direction == &self->up) {
+        self->host_went(std::string("writing to the host failed: ") + uv_strerror(status));
+      } else {
+        self->agent_failed(std::string("writing to the agent failed: ") + uv_strerror(status));
+      }
     }
     if (self->finishing) {
       if (self->down.writes_in_flight == 0) self->close_all();

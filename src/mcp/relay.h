@@ -8,6 +8,12 @@
 // When the agent closes its input, the socket's write side is shut down and the relay waits
 // for the host to finish answering and close; when the host closes, what it sent is written
 // out and the relay ends. The caller must ignore SIGPIPE (a vanished agent is an EPIPE).
+//
+// With `host_gone` set, a host that goes while the agent is still there does not end the
+// agent's session: the relay peeks at each line's id and method (message_peek) to know what the
+// host still owes, answers the calls it owed as failed (they may have run in part: running them
+// again could repeat what they did), and hands the agent over with what the next server needs to
+// go on: the handshake the host answered, and the requests to answer again.
 
 #include <uv.h>
 
@@ -16,15 +22,31 @@
 #include <string>
 
 #include "jsonrpc/line_splitter.h"
+#include "mcp/tool.h"
 
 namespace toolhost::mcp {
 
 class Relay {
  public:
+  // What a server that takes the agent over from a host that went away needs.
+  struct Handover {
+    std::string reason;  // why the host went
+    // The agent's `initialize` params, when the host answered them; null otherwise (then the
+    // initialize request itself is in `unread`).
+    Json initialize;
+    // Requests the host never answered other than calls (ping, tools/list, …), each with its newline,
+    // then whatever the agent had sent of its next line: the next server reads these first.
+    std::string unread;
+    size_t calls_failed = 0;  // tools/call the host owed, answered to the agent as failed
+  };
+
   struct Options {
     size_t max_line = jsonrpc::kMaxMessageBytes;
     // Dropped lines, and a read error on the agent's input (taken as its end).
     std::function<void(const std::string& message)> log;
+    // Called instead of `done`, after every descriptor is closed, when the host went away while
+    // the agent was still there; the caller then serves the agent on its own descriptors.
+    std::function<void(Handover)> host_gone;
   };
   // Called once, after every descriptor is closed, with why the relay ended.
   using Done = std::function<void(const std::string& reason)>;

@@ -115,11 +115,21 @@ void Server::handle_initialize(const Message& message, Responder responder) {
     responder.error(Error{code::kInvalidRequest, "already initialized", nullptr});
     return;
   }
-  const Json& params = message.params;
+  if (std::string refused = accept_initialize(message.params); !refused.empty()) {
+    responder.error(invalid_params(std::move(refused)));
+    return;
+  }
+  Json result = {{"protocolVersion", protocol_version_},
+                 {"capabilities", capabilities()},
+                 {"serverInfo", {{"name", info_.name}, {"version", info_.version}}}};
+  if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
+  responder.result(std::move(result));
+}
+
+std::string Server::accept_initialize(const Json& params) {
   auto requested = params.is_object() ? params.find("protocolVersion") : Json::const_iterator();
   if (!params.is_object() || requested == params.end() || !requested->is_string()) {
-    responder.error(invalid_params("initialize needs a \"protocolVersion\" string"));
-    return;
+    return "initialize needs a \"protocolVersion\" string";
   }
   protocol_version_ = negotiate_version(requested->get<std::string>());
   client_name_ = "agent";
@@ -129,11 +139,12 @@ void Server::handle_initialize(const Message& message, Responder responder) {
     }
   }
   initialized_ = true;
-  Json result = {{"protocolVersion", protocol_version_},
-                 {"capabilities", capabilities()},
-                 {"serverInfo", {{"name", info_.name}, {"version", info_.version}}}};
-  if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
-  responder.result(std::move(result));
+  return {};
+}
+
+bool Server::resume(const Json& initialize_params, std::string& error) {
+  error = accept_initialize(initialize_params);
+  return error.empty();
 }
 
 void Server::handle_call(const Message& message, Responder responder) {

@@ -55,6 +55,10 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   bool start(std::string& error);
+  // Goes on with a session whose handshake another server answered (a Neovim host that went
+  // away from under `toolhost mcp serve`): the agent sends no second `initialize`. Call before
+  // start(); false with the reason when the params would not have been accepted.
+  bool resume(const Json& initialize_params, std::string& error);
   // The agent went away (or close() was called); its running calls were cancelled.
   void on_closed(std::function<void(const std::string& reason)> callback) {
     on_closed_ = std::move(callback);
@@ -80,6 +84,9 @@ class Server {
   };
 
   void handle_initialize(const jsonrpc::Message& message, jsonrpc::Responder responder);
+  // Takes the handshake's params: the agreed revision and the agent's name. Empty when
+  // accepted, else why not.
+  std::string accept_initialize(const Json& params);
   void handle_call(const jsonrpc::Message& message, jsonrpc::Responder responder);
   void handle_cancelled(const jsonrpc::Message& message);
   // Wraps a handler that needs the handshake done first.

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -159,6 +160,51 @@ TEST(AgentsStartup, AnAgentStartedBeforeNeovimReachesItAndTheNextOneAfterItQuit)
   json read = agent.wait_result(agent.call("read_file", {{"path", "notes.txt"}}));
   EXPECT_EQ(read["isError"], false) << read.dump();
   EXPECT_NE(agent.log().find("the Neovim host went away"), std::string::npos) << agent.log();
+}
+
+// The common case the other way round: the agent started after Neovim and relays to it, then
+// that Neovim's host dies with a call awaiting approval and the Neovim quits. The session goes
+// on: the call is answered as failed (it may have run), reads run here, and the next Neovim
+// gets the next approval.
+TEST(AgentsStartup, AnAgentRelayedToANeovimGoesOnAfterItQuitsAndReachesTheNextOne) {
+  NvimHarness env(json{{"serve", {{"enabled", false}}}});  // the agent's loop and environment
+  const std::string project = make_project(env);
+  auto editor = std::make_unique<NvimHarness>(kAtStartup, &env);  // the same registry
+  editor->command("cd " + project);
+  ASSERT_TRUE(host_comes_up(*editor));
+  const int host = start_host(*editor);
+  AgentProcess agent(env, project);
+  agent.initialize("claude-code");
+  ASSERT_NE(agent.log().find("relaying to the Neovim host"), std::string::npos) << agent.log();
+
+  editor->forward_notify();
+  const int64_t pending = agent.call("run_terminal_command", {{"command", "rm x"}});
+  wait_notify_with(*editor, "rm x");
+  wait_awaiting(*editor);
+  ASSERT_EQ(::kill(host, SIGKILL), 0);
+  json owed = agent.wait_result(pending);
+  EXPECT_EQ(owed["isError"], true);
+  EXPECT_NE(owed["text"].get<std::string>().find("may have run in part"), std::string::npos)
+      << owed.dump();
+  EXPECT_TRUE(fs::exists(fs::path(project) / "x"));
+  editor.reset();
+
+  json read = agent.wait_result(agent.call("read_file", {{"path", "notes.txt"}}));
+  EXPECT_EQ(read["isError"], false) << read.dump();
+  EXPECT_NE(agent.log().find("the Neovim host went away"), std::string::npos) << agent.log();
+
+  NvimHarness next(kAtStartup, &env);
+  next.forward_notify();
+  next.command("cd " + project);
+  ASSERT_TRUE(host_comes_up(next));
+  start_host(next);
+  const int64_t id = agent.call("run_terminal_command", {{"command", "rm x"}});
+  wait_notify_with(next, "rm x");
+  wait_awaiting(next);
+  next.command("ToolRun");
+  json result = agent.wait_result(id);
+  EXPECT_EQ(result["isError"], false) << result.dump();
+  EXPECT_FALSE(fs::exists(fs::path(project) / "x"));
 }
 
 }  // namespace

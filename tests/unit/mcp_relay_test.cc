@@ -259,6 +259,80 @@ TEST_F(RelayTest, DestroyingTheRelayClosesTheConnectionWithoutCallingDone) {
   EXPECT_FALSE(done_);
 }
 
+// `toolhost mcp serve` goes on when its Neovim quits (SPEC 13.5): the relay tells it what the
+// host owed the agent.
+class RelayHandover : public RelayTest {
+ protected:
+  void start_handing_over() {
+    Relay::Options options;
+    options.host_gone = [this](Relay::Handover next) { handover_ = std::move(next); };
+    echo_ = false;
+    start(std::move(options));
+  }
+  std::optional<Relay::Handover> handover_;
+};
+
+TEST_F(RelayHandover, TheHostsLastAnswersThenItsOwedCallsAsFailedThenTheSessionIsHandedOver) {
+  start_handing_over();
+  const std::string initialize =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"codex"}}})";
+  agent_writes(initialize + "\n");
+  ASSERT_TRUE(loop_.run_until([&] { return host().lines.size() == 1; }));
+  host().transport->send(R"({"id":1,"jsonrpc":"2.0","result":{"protocolVersion":"2025-06-18"}})");
+  const std::string list = R"({"jsonrpc":"2.0","id":"l","method":"tools/list"})";
+  agent_writes(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"rm"}})"
+               "\n" R"({"jsonrpc":"2.0","id":3,"method":"ping"})"
+               "\n" R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ls"}})"
+               "\n" R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}})"
+               "\n" + list + "\n" R"({"jsonrpc":"2.0","id":5,"me)");
+  ASSERT_TRUE(loop_.run_until([&] { return host().lines.size() == 6; }));
+  host().transport->send(R"({"id":3,"jsonrpc":"2.0","result":{}})");
+  host().transport->close("Neovim quit");
+
+  ASSERT_TRUE(loop_.run_until([&] { return handover_.has_value(); }));
+  EXPECT_FALSE(done_);
+  EXPECT_EQ(handover_->reason, "the host closed the connection");
+  EXPECT_EQ(handover_->initialize["clientInfo"]["name"], "codex");
+  EXPECT_EQ(handover_->unread, list + "\n" R"({"jsonrpc":"2.0","id":5,"me)");
+  EXPECT_EQ(handover_->calls_failed, 1u);  // 2; 4 was cancelled, 3 answered
+
+  ASSERT_TRUE(loop_.run_until([&] { return agent_output_->ended; }));
+  const std::string& out = agent_output_->bytes;
+  const size_t failed = out.find("\n", out.find(R"("id":3)")) + 1;
+  ASSERT_LT(failed, out.size()) << out;
+  EXPECT_EQ(out.substr(0, failed),
+            R"({"id":1,"jsonrpc":"2.0","result":{"protocolVersion":"2025-06-18"}})"
+            "\n" R"({"id":3,"jsonrpc":"2.0","result":{}})"
+            "\n");
+  Json answer = Json::parse(out.substr(failed));
+  EXPECT_EQ(answer["id"], 2);
+  EXPECT_EQ(answer["result"]["isError"], true);
+  EXPECT_NE(answer["result"]["content"][0]["text"].get<std::string>().find("may have run in part"),
+            std::string::npos);
+}
+
+TEST_F(RelayHandover, AHandshakeTheHostNeverAnsweredIsLeftToTheNextServer) {
+  start_handing_over();
+  const std::string initialize =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})";
+  agent_writes(initialize + "\n");
+  ASSERT_TRUE(loop_.run_until([&] { return host().lines.size() == 1; }));
+  host().transport->close("gone");
+  ASSERT_TRUE(loop_.run_until([&] { return handover_.has_value(); }));
+  EXPECT_TRUE(handover_->initialize.is_null());
+  EXPECT_EQ(handover_->unread, initialize + "\n");
+  EXPECT_EQ(handover_->calls_failed, 0u);
+}
+
+TEST_F(RelayHandover, AfterTheAgentsInputEndedTheRelayJustEnds) {
+  start_handing_over();
+  agent_writes(R"({"jsonrpc":"2.0","id":2,"method":"tools/call"})" "\n");
+  agent_closes_input();
+  ASSERT_TRUE(loop_.run_until([&] { return host().closed; }));
+  ASSERT_TRUE(loop_.run_until([&] { return done_.has_value(); }));
+  EXPECT_FALSE(handover_);
+}
+
 TEST_F(RelayTest, OneDescriptorForBothDirectionsWorks) {
   int agent[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, agent), 0);
