@@ -101,7 +101,9 @@ Host::Reply Host::mirror(const nlohmann::json& raw) {
   if (!args.ok()) return core::error(args.error());
   session::Session* s = session(buf);
   if (!s || s->detached()) return core::error("this buffer is not attached");
-  return nlohmann::json{{"lines", s->mirror()}};
+  nlohmann::json reply = s->parse_check();
+  reply["lines"] = s->mirror();
+  return reply;
 }
 
 }  // namespace toolhost::server

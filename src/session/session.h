@@ -79,6 +79,10 @@ class Session {
   void on_lines(const nvim::LinesEvent& event);
   // The mirror: what the host knows of the buffer's lines (toolhost.mirror).
   const std::vector<std::string>& mirror() const { return parser_.lines(); }
+  // For toolhost.mirror's callers (tests): the calls as parsed here, each with its message,
+  // row and status, and whether a fresh parse of the mirror finds the same calls and messages
+  // (the incremental parser's invariant), with that parse's calls when it does not.
+  nlohmann::json parse_check() const;
 
   // The user's run of the call at `row` (0-based), or, outside any block, of the first call
   // awaiting approval in the last assistant message. `force` re-runs a finished call without

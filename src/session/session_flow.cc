@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "parse/messages.h"
+#include "parse/parser.h"
 #include "session/session.h"
 #include "session/timed_call.h"
 #include "tools/policy.h"
@@ -34,6 +35,36 @@ std::vector<const parse::ToolCall*> Session::reply_calls() const {
     if (call.message == index) calls.push_back(&call);
   }
   return calls;
+}
+
+namespace {
+
+nlohmann::json parse_summary(const parse::ParseResult& result) {
+  nlohmann::json calls = nlohmann::json::array();
+  for (const auto& call : result.calls) {
+    calls.push_back({{"id", call.id},
+                     {"tool", call.tool},
+                     {"message", call.message},
+                     {"start", call.start},
+                     {"status", core::to_string(call.status)}});
+  }
+  nlohmann::json messages = nlohmann::json::array();
+  for (const auto& message : result.messages) {
+    messages.push_back(
+        {{"role", core::to_string(message.role)}, {"start", message.start}, {"end", message.end}});
+  }
+  return {{"calls", std::move(calls)}, {"messages", std::move(messages)}};
+}
+
+}  // namespace
+
+nlohmann::json Session::parse_check() const {
+  nlohmann::json now = parse_summary(parser_.result());
+  nlohmann::json fresh = parse_summary(parse::parse(parser_.lines(), parser_.options()));
+  const bool agrees = now == fresh;
+  nlohmann::json check = {{"calls", now["calls"]}, {"parse_agrees", agrees}};
+  if (!agrees) check["fresh_calls"] = fresh["calls"];
+  return check;
 }
 
 const jobs::JobInfo* Session::history_job(const std::string& call_id) const {

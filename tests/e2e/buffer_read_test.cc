@@ -62,7 +62,9 @@ constexpr const char* kCompareMirror = R"(
   local buf = vim.api.nvim_get_current_buf()
   require("toolhost.host").call("toolhost.mirror", { buf = buf }, function(err, mirror)
     local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-    local result = { error = err, rows = #lines, mirror_rows = mirror and #mirror.lines or -1 }
+    local result = { error = err, rows = #lines, mirror_rows = mirror and #mirror.lines or -1,
+                     parse_agrees = mirror and mirror.parse_agrees, calls = mirror and mirror.calls,
+                     fresh_calls = mirror and mirror.fresh_calls }
     for i = 1, math.max(#lines, result.mirror_rows) do
       if not mirror or mirror.lines[i] ~= lines[i] then
         result.differs_at, result.buffer, result.mirror = i, lines[i], mirror and mirror.lines[i]
@@ -87,6 +89,9 @@ TEST(BufferRead, ABigBufferEditedWhileTheHostReadsItIsMirroredExactly) {
   EXPECT_TRUE(compared["error"].is_null()) << compared;
   EXPECT_EQ(compared["mirror_rows"], compared["rows"]);
   EXPECT_FALSE(compared.contains("differs_at")) << compared;
+  // Parsed as a fresh parse of the same lines would: the edits' incremental parses added up.
+  EXPECT_EQ(compared["parse_agrees"], true) << compared["calls"] << compared["fresh_calls"];
+  EXPECT_EQ(compared["calls"].size(), 2u) << compared["calls"];
   // And it was parsed: the reply's two calls.
   nvim.listen("plan");
   nvim.lua(R"(
