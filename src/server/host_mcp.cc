@@ -3,9 +3,12 @@
 // `User ToolhostToolsChanged`), and the methods the :ToolMcp view is built on. The config files
 // users keep join setup()'s servers (mcp/config_files.h); a project file's servers stay off
 // until the user accepted it (mcp/project_trust.h, lua/toolhost/mcp_trust.lua).
+#include <cstdlib>
+
 #include "base/log.h"
 #include "server/args.h"
 #include "server/host.h"
+#include "server/self_server.h"
 
 namespace toolhost::server {
 namespace {
@@ -94,6 +97,13 @@ void Host::load_mcp(bool setup_ran) {
   mcp_places_ = mcp::places_from_environment(project_root(mcp_root_));
   mcp::AcceptedServers accepted =
       mcp::load_accepted_servers(setup, mcp_places_, options_.state_dir, lookup);
+  const char* path = std::getenv("PATH");
+  for (mcp::ServerConfig& server : accepted.configured.servers) {
+    if (server.error.empty() && server.url.empty() &&
+        starts_toolhost_serve(server.stdio, "/proc/self/exe", path ? path : "")) {
+      server.error = kServesItself;
+    }
+  }
   const std::string setup_prefix = std::string(mcp::kSetupSource) + ": ";
   for (const std::string& message : accepted.configured.messages) {
     say_mcp("toolhost: mcp: " + message, "warn", setup_ran && message.rfind(setup_prefix, 0) == 0);

@@ -216,6 +216,26 @@ TEST(McpView, AcceptWithNothingPendingSaysSoAndOtherwiseAsksTheTrustModule) {
   EXPECT_EQ(nvim.lua("return vim.g.accepted"), true);
 }
 
+// A project's .mcp.json written for an outside agent lists toolhost itself: the host leaves
+// that server off and says why, instead of relaying a chat's calls back into this Neovim.
+TEST(McpView, ToolhostsOwnServeIsLeftOffWithTheReason) {
+  NvimHarness nvim(with_servers(
+      {{"itself", {{"command", TOOLHOST_BINARY}, {"args", {"mcp", "serve"}}}},
+       {"good", fake_spec("ok")}}));
+  nvim.forward_notify();
+  WindowLines lines = open_until(nvim, "good", "running");
+  const std::string self = server_row(lines, "itself");
+  EXPECT_NE(self.find("own `mcp serve`"), std::string::npos) << lines_text(lines);
+  EXPECT_EQ(columns(self).at(5), "-") << "no process: " << self;
+  for (;;) {
+    json notice = nvim.wait_for("notify");
+    if (notice["msg"].get<std::string>().find("mcp.servers.itself: this is toolhost's own") !=
+        std::string::npos) {
+      break;
+    }
+  }
+}
+
 std::string mcp_checkhealth(NvimHarness& nvim) { return nvim.checkhealth("toolhost"); }
 
 TEST(McpHealth, StartsEachServerAndReportsItsToolsTheFailingOnesLogAndTheDisabled) {
