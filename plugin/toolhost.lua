@@ -37,6 +37,18 @@ end, {
   end,
   desc = "List the MCP servers (start: start those not running; accept: accept a project's MCP files)",
 })
+command("ToolSendQuickfix", function(opts)
+  require("toolhost.send_to_chat").send_quickfix(opts.args)
+end, { nargs = "?", desc = "Add a quickfix list (a call's job id, a list number; none: the current one) to the chat as your message" })
+command("ToolSendDiagnostics", function(opts)
+  require("toolhost.send_to_chat").send_diagnostics(opts.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "%", "all" }
+  end,
+  desc = "Add diagnostics (%: this buffer's; all, the default: every file's) to the chat as your message",
+})
 command("ToolAttach", function()
   th().attach(0)
 end, { desc = "Treat this buffer as a chat buffer" })

@@ -273,6 +273,18 @@ end
 
 -- e.g. "⟳2 ?1 ✓5 ✗1"; empty when nothing ran. Counts the jobs of this Neovim's buffers, not
 -- the whole history that jobs() lists, and the calls awaiting approval.
+-- A quickfix list (`arg`: a call's job id or a list number; nil: the current list) added to
+-- the chat as the user's message (:ToolSendQuickfix).
+function M.send_quickfix(arg)
+  return require("toolhost.send_to_chat").send_quickfix(arg and tostring(arg) or nil)
+end
+
+-- Diagnostics (`scope`: "%" the current buffer's, "all" or nil every file's) added to the chat
+-- as the user's message (:ToolSendDiagnostics).
+function M.send_diagnostics(scope)
+  return require("toolhost.send_to_chat").send_diagnostics(scope)
+end
+
 function M.statusline()
   local running, ok, failed = 0, 0, 0
   local awaiting = require("toolhost.ui").awaiting_count()
