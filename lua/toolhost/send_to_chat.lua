@@ -273,40 +273,57 @@ function M.quickfix_list(arg)
   return vim.fn.getqflist(what)
 end
 
-function M.send_quickfix(arg)
+-- The message of quickfix list `arg` (quickfix_list), or nil and why not.
+function M.quickfix_lines(arg)
   local list, err = M.quickfix_list(arg)
   if not list then
-    return vim.notify("toolhost: " .. err, vim.log.levels.ERROR)
+    return nil, err
   end
   local entries = M.quickfix_entries(list.items, config.absolute_root())
   if #entries == 0 then
-    return vim.notify("toolhost: the quickfix list has no entries to send", vim.log.levels.WARN)
+    return nil, "the quickfix list has no entries"
   end
   local title = list.title ~= "" and (" %q"):format(list.title) or ""
-  return send(M.format(("Quickfix list%s (%d entries):"):format(title, #entries), entries))
+  local count = #entries == 1 and "1 entry" or (#entries .. " entries")
+  return M.format(("Quickfix list%s (%s):"):format(title, count), entries)
+end
+
+-- The message of the diagnostics of `buf` (nil: every buffer's but the chats'), or nil and why
+-- not.
+function M.diagnostic_lines(buf)
+  local root = config.absolute_root()
+  local diagnostics = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if buf or not host.is_attached(d.bufnr) then
+      diagnostics[#diagnostics + 1] = d
+    end
+  end
+  if #diagnostics == 0 then
+    return nil, "no diagnostics"
+  end
+  local where = buf and (" of " .. relative(vim.api.nvim_buf_get_name(buf), root)) or ""
+  return M.format(("Diagnostics%s (%d):"):format(where, #diagnostics),
+    M.diagnostic_entries(diagnostics, root))
+end
+
+function M.send_quickfix(arg)
+  local lines, err = M.quickfix_lines(arg)
+  if not lines then
+    return vim.notify("toolhost: nothing sent: " .. err, vim.log.levels.WARN)
+  end
+  return send(lines)
 end
 
 -- `scope`: "%" the current buffer's, else every buffer's but the chats' own (the calls' state).
 function M.send_diagnostics(scope)
-  local diagnostics
-  if scope == "%" then
-    diagnostics = vim.diagnostic.get(0)
-  elseif scope == nil or scope == "" or scope == "all" then
-    diagnostics = {}
-    for _, d in ipairs(vim.diagnostic.get()) do
-      if not host.is_attached(d.bufnr) then
-        diagnostics[#diagnostics + 1] = d
-      end
-    end
-  else
+  if scope ~= nil and scope ~= "" and scope ~= "%" and scope ~= "all" then
     return vim.notify(("toolhost: :ToolSendDiagnostics takes %% or all, not %q"):format(scope), vim.log.levels.ERROR)
   end
-  local entries = M.diagnostic_entries(diagnostics, config.absolute_root())
-  if #entries == 0 then
-    return vim.notify("toolhost: no diagnostics to send", vim.log.levels.WARN)
+  local lines, err = M.diagnostic_lines(scope == "%" and vim.api.nvim_get_current_buf() or nil)
+  if not lines then
+    return vim.notify("toolhost: nothing sent: " .. err, vim.log.levels.WARN)
   end
-  local where = scope == "%" and (" of " .. relative(vim.api.nvim_buf_get_name(0), config.absolute_root())) or ""
-  return send(M.format(("Diagnostics%s (%d):"):format(where, #entries), entries))
+  return send(lines)
 end
 
 return M

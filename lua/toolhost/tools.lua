@@ -1,6 +1,6 @@
 -- Neovim's side of the tools (SPEC 7): what the host asks Lua to do because only Neovim can —
--- run a custom `fn` tool, run edit_buffer, and edit a file that is loaded in a buffer through
--- that buffer. The host calls start() with nvim_exec_lua and returns at once; the answer
+-- run a custom `fn` tool, run edit_buffer, read the quickfix list and the diagnostics, and
+-- edit a file that is loaded in a buffer through that buffer. The host calls start() with nvim_exec_lua and returns at once; the answer
 -- comes later as a `toolhost.done` notification, so neither side waits on the other.
 local M = {}
 
@@ -139,6 +139,27 @@ function ops.edit_buffer(args, reply)
     error(("action must be add, update or delete, not %s"):format(tostring(p.action)))
   end
   reply({ ok = true, output = what })
+end
+
+-- get_quickfix and get_diagnostics: what :ToolSendQuickfix and :ToolSendDiagnostics add to a
+-- chat, as a tool's output (an agent reads Neovim's errors the way the user sends them).
+function ops.get_quickfix(args, reply)
+  local list = args.params.list
+  local lines, err = require("toolhost.send_to_chat").quickfix_lines(list ~= nil and tostring(list) or nil)
+  reply({ ok = lines ~= nil or err == "the quickfix list has no entries", output = lines and table.concat(lines, "\n") or err })
+end
+
+function ops.get_diagnostics(args, reply)
+  local buf
+  if args.params.path ~= nil then
+    local path = resolved(args.root .. "/" .. tostring(args.params.path))
+    buf = buffer_of(path) or vim.fn.bufnr(path)
+    if buf < 0 then
+      return reply({ ok = true, output = ("no diagnostics: %s is not open in Neovim"):format(args.params.path) })
+    end
+  end
+  local lines, err = require("toolhost.send_to_chat").diagnostic_lines(buf)
+  reply({ ok = true, output = lines and table.concat(lines, "\n") or err })
 end
 
 -- A custom tool's auto_accept function: { name, params } -> { ok = bool }. The host waits

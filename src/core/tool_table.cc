@@ -152,6 +152,15 @@ ToolTable builtin_tool_table() {
            number("end_line", "The last line to update or delete, included"),
            optional_text("code", "The new lines")});
   edit.aliases = {"editor"};
+  // What :ToolSendQuickfix and :ToolSendDiagnostics add to a chat (lua/toolhost/tools.lua).
+  add("get_quickfix", Effect::Reads,
+      "Lists Neovim's quickfix list (build and test errors) as path:line:col: severity [code]: "
+      "text, errors first.",
+      {optional_text("list", "A call's job id (th-3) or a list number; none: the current list")});
+  add("get_diagnostics", Effect::Reads,
+      "Lists the diagnostics Neovim shows (language servers', linters', build errors) as "
+      "path:line:col: severity [code]: text, errors first.",
+      {optional_text("path", "A file relative to the root; none: every file's")});
   return table;
 }
 

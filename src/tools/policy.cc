@@ -13,7 +13,8 @@ namespace {
 
 using Verdict = Approval::Verdict;
 
-constexpr const char* kReadOnly[] = {"read_file", "list_directory", "search_files"};
+constexpr const char* kReadOnly[] = {"read_file", "list_directory", "search_files", "get_quickfix",
+                                   "get_diagnostics"};
 constexpr const char* kEdits[] = {"create_or_replace_file", "replace_in_file", "insert_into_file",
                                   "edit_buffer"};
 constexpr const char* kFileMoves[] = {"delete_file", "move_file", "copy_file"};

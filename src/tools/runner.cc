@@ -102,7 +102,9 @@ core::Result<jobs::JobSpec> job_for(const core::ToolCall& call, const RunContext
   if (call.tool == "run_terminal_command") return sandboxed(terminal_job(call, context), call, context);
   if (is_file_tool(call.tool)) return file_job(call, context);
   if (call.tool == "search_files") return search_job(call, context);
-  if (call.tool == "edit_buffer") return lua_job(call, context, "edit_buffer");
+  for (const char* op : {"edit_buffer", "get_quickfix", "get_diagnostics"}) {
+    if (call.tool == op) return lua_job(call, context, op);
+  }
   for (const auto& custom : context.config.tools) {
     if (custom.name != call.tool) continue;
     if (custom.fn) return lua_job(call, context, "custom");

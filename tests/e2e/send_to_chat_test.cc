@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e/agents_helpers.h"
 #include "e2e/chat_helpers.h"
 #include "e2e/nvim_harness.h"
 
@@ -109,6 +110,33 @@ TEST(SendToChat, DiagnosticsGoIntoTheUsersUnfinishedMessageInTheChatsHeadingForm
   EXPECT_EQ(rows_from(nvim, second, 7),
             (Lines{"", "## Me", "", "Diagnostics (2):", "src/a.c:5:3: error: e1 more",
                    "src/a.c:1:1: warning [W1]: w1"}));
+}
+
+// The same views as tools: an outside agent reads them unasked (they only read), through the
+// host of the Neovim that has them.
+TEST(SendToChat, AnAgentReadsTheQuickfixListAndTheDiagnosticsAsTools) {
+  NvimHarness nvim;
+  start_host(nvim);
+  nvim.lua(R"(
+    vim.fn.setqflist({}, " ", { title = "make", items = {
+      { filename = "src/a.c", lnum = 2, col = 1, type = "e", text = "boom" } } })
+    vim.fn.mkdir("src", "p")
+    vim.fn.writefile({ "a", "b" }, "src/b.c")
+    vim.cmd("edit src/b.c")
+    vim.diagnostic.set(vim.api.nvim_create_namespace("lsp-like"), 0,
+      { { lnum = 1, col = 0, severity = vim.diagnostic.severity.WARN, message = "w" } })
+  )");
+  auto agent = connect_agent(nvim, "claude-code");
+  json quickfix = agent->wait_result(agent->call("get_quickfix", json::object()));
+  EXPECT_EQ(quickfix["isError"], false) << quickfix.dump();
+  EXPECT_EQ(quickfix["text"], "Quickfix list \"make\" (1 entry):\nsrc/a.c:2:1: error: boom");
+  json diagnostics = agent->wait_result(agent->call("get_diagnostics", {{"path", "src/b.c"}}));
+  EXPECT_EQ(diagnostics["isError"], false) << diagnostics.dump();
+  EXPECT_EQ(diagnostics["text"], "Diagnostics of src/b.c (1):\nsrc/b.c:2:1: warning: w");
+  json none = agent->wait_result(agent->call("get_diagnostics", {{"path", "nowhere.c"}}));
+  EXPECT_NE(none["text"].get<std::string>().find("nowhere.c is not open in Neovim"),
+            std::string::npos)
+      << none.dump();
 }
 
 }  // namespace

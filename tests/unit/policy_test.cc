@@ -19,7 +19,8 @@ class Policy : public ::testing::Test {
 };
 
 TEST_F(Policy, ReadOnlyToolsAutoRun) {
-  for (const char* tool : {"read_file", "list_directory", "search_files"}) {
+  for (const char* tool :
+       {"read_file", "list_directory", "search_files", "get_quickfix", "get_diagnostics"}) {
     Approval a = decide(call(tool, {{"path", "x"}}));
     EXPECT_EQ(a.verdict, Verdict::Yes) << tool;
     EXPECT_EQ(a.reason, std::string(tool) + " only reads");

@@ -96,12 +96,14 @@ TEST_F(Runner, EditToolsAreTasksWithEveryPathChecked) {
 }
 
 TEST_F(Runner, LuaToolsNeedAnEditor) {
-  core::ToolCall call;
-  call.tool = "edit_buffer";
-  call.params = {{"buffer", 1}, {"action", "delete"}};
-  auto job = job_for(call, RunContext{config_, dir_.path()});
-  ASSERT_FALSE(job);
-  EXPECT_EQ(job.error(), "`edit_buffer` is a Lua tool: it runs in Neovim only");
+  for (const char* tool : {"edit_buffer", "get_quickfix", "get_diagnostics"}) {
+    core::ToolCall call;
+    call.tool = tool;
+    call.params = {{"buffer", 1}, {"action", "delete"}};
+    auto job = job_for(call, RunContext{config_, dir_.path()});
+    ASSERT_FALSE(job);
+    EXPECT_EQ(job.error(), "`" + std::string(tool) + "` is a Lua tool: it runs in Neovim only");
+  }
 }
 
 TEST_F(Runner, ReadOnlyFileToolsAreTasksWithTheirPathChecked) {
