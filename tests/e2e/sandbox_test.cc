@@ -120,7 +120,7 @@ TEST(Sandbox, RunAllRunsWhatNeedsNoApprovalInTheSandbox) {
 }
 
 // An outside agent's shell call through `toolhost mcp serve` follows the same rule: off the
-// allow-list it runs unasked, in the sandbox, in Neovim; and headless, without a Neovim.
+// allow-list it runs unasked, in the sandbox, in Neovim (headless: the next test).
 TEST(Sandbox, AnAgentsCommandRunsUnaskedInTheSandbox) {
   NvimHarness nvim(json{{"sandbox", "auto"}});
   start_host(nvim);
@@ -132,6 +132,33 @@ TEST(Sandbox, AnAgentsCommandRunsUnaskedInTheSandbox) {
   EXPECT_NE(result["text"].get<std::string>().find("Sandbox: the command created `.envrc`"),
             std::string::npos)
       << result.dump();
+}
+
+// Headless: with no Neovim serving the agent's directory, the real `toolhost mcp serve` runs
+// the call itself under the same rule. A command off the allow-list runs unasked in the
+// sandbox, its write outside the root is denied, and the result says so to the agent.
+TEST(Sandbox, AHeadlessAgentsCommandRunsUnaskedInTheSandboxAndIsDeniedOutsideTheRoot) {
+  char pattern[] = "/var/tmp/toolhost-headless-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const fs::path dir = pattern;
+  fs::create_directories(dir / "project");
+  fs::create_directories(dir / "outside");
+  NvimHarness nvim(json{{"sandbox", "auto"}});  // its loop and environment; no host serves dir
+  auto agent = connect_agent(nvim, "claude-code", (dir / "project").string());
+  const std::string command =
+      "echo \"NVIM=[$NVIM]\"; touch " + (dir / "outside" / "written").string();
+  json result = agent->wait_result(agent->call("run_terminal_command", {{"command", command}}));
+  const std::string text = result["text"].get<std::string>();
+  EXPECT_NE(agent->log().find("no Neovim serves"), std::string::npos) << agent->log();
+  EXPECT_EQ(result["isError"], true) << text;
+  EXPECT_NE(text.find("NVIM=[]"), std::string::npos) << text;
+  EXPECT_NE(text.find("Sandbox: ran in the sandbox (write: root, tmp; network: off); likely "
+                      "denied."),
+            std::string::npos)
+      << text;
+  EXPECT_FALSE(fs::exists(dir / "outside" / "written"));
+  agent.reset();
+  fs::remove_all(dir);
 }
 
 // Deleting in bulk asks, sandbox or not.
