@@ -6,6 +6,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace toolhost::sandbox {
 namespace {
 
@@ -52,6 +54,13 @@ std::string resolve(const std::string& base_dir, const std::string& path) {
   return !path.empty() && path[0] == '/' ? path : base_dir + "/" + path;
 }
 
+bool is_git(const std::string& relative) {
+  const std::string git = ".git";
+  return relative.size() >= git.size() &&
+         relative.compare(relative.size() - git.size(), git.size(), git) == 0 &&
+         (relative.size() == git.size() || relative[relative.size() - git.size() - 1] == '/');
+}
+
 }  // namespace
 
 std::vector<std::string> existing_names(const std::string& root,
@@ -70,7 +79,7 @@ ReadOnlyBinds::ReadOnlyBinds(const std::string& root, const std::vector<std::str
     std::string path = root + "/" + name;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) continue;
-    if (name == ".git" && S_ISREG(st.st_mode)) add_git_dirs(path);
+    if (is_git(name) && S_ISREG(st.st_mode)) add_git_dirs(path);
     add(std::move(path));
   }
   binds_.reserve(paths_.size());
@@ -78,6 +87,9 @@ ReadOnlyBinds::ReadOnlyBinds(const std::string& root, const std::vector<std::str
 }
 
 void ReadOnlyBinds::add(std::string path) {
+  // A submodule's git dir lies in the root's `.git/modules`: named by its `.git` file and
+  // inside the root's bind; binding it again would only cost a mount.
+  if (std::find(paths_.begin(), paths_.end(), path) != paths_.end()) return;
   paths_.push_back(std::move(path));
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The protected names of a root as the child binds them read-only: looked up by the parent at
 // each spawn (a name created since is bound from then on), as paths and mount flags the child
-// uses without allocating.
+// uses without allocating. The names are paths relative to the root: the root's own (`.git`)
+// and those a walk found below it (`sub/.envrc`, protected_walk.h).
 
 #include <string>
 #include <vector>
@@ -10,13 +11,13 @@
 
 namespace toolhost::sandbox {
 
-// The names (relative to `root`) that exist now.
+// The names (relative to `root`) that exist now (a symlink counts, even dangling).
 std::vector<std::string> existing_names(const std::string& root,
                                         const std::vector<std::string>& names);
 
 class ReadOnlyBinds {
  public:
-  // Looks up `names` under `root`. A `.git` file (a worktree's or a submodule's: `gitdir:
+  // Looks up `names` under `root`. A `.git` file, at any depth (a worktree's or a submodule's: `gitdir:
   // PATH`) adds the directory it names, and that directory's `commondir` (a worktree's shared
   // repository: its config and hooks are there).
   ReadOnlyBinds(const std::string& root, const std::vector<std::string>& names);

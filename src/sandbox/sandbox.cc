@@ -10,6 +10,7 @@
 #include "sandbox/child.h"
 #include "sandbox/landlock_rules.h"
 #include "sandbox/protected_paths.h"
+#include "sandbox/protected_walk.h"
 #include "sandbox/seccomp_filter.h"
 
 namespace toolhost::sandbox {
@@ -71,7 +72,7 @@ class KernelSandbox final : public Sandbox {
       sh_argv.insert(sh_argv.end(), argv.begin() + 1, argv.end());
     else
       sh_argv.push_back(nullptr);
-    ReadOnlyBinds binds(settings_.root, settings_.protected_names);
+    ReadOnlyBinds binds(settings_.root, candidates());
     sock_fprog filter{static_cast<unsigned short>(program_.size()),
                       const_cast<sock_filter*>(program_.data())};
 
@@ -107,15 +108,37 @@ class KernelSandbox final : public Sandbox {
   const std::string& root() const override { return settings_.root; }
 
   std::vector<std::string> existing_protected() const override {
-    return existing_names(settings_.root, settings_.protected_names);
+    return existing_names(settings_.root, candidates());
+  }
+
+  std::vector<std::string> walk_protected() const override {
+    std::vector<std::string> found =
+        walk_names(settings_.root, settings_.protected_names, settings_.walk_limit);
+    std::vector<std::string> nested;
+    for (const auto& path : found) {
+      if (path.find('/') != std::string::npos) nested.push_back(path);
+    }
+    nested_ = std::move(nested);
+    return found;
   }
 
  private:
+  // The root's own names (looked up at each use: a few stat calls) and the nested ones the
+  // last walk found.
+  std::vector<std::string> candidates() const {
+    std::vector<std::string> all = settings_.protected_names;
+    all.insert(all.end(), nested_.begin(), nested_.end());
+    return all;
+  }
+
   Settings settings_;
   int ruleset_fd_;
   std::vector<sock_filter> program_;
   std::string uid_map_;
   std::string gid_map_;
+  // What the last walk found below the root: a cache, refreshed by walk_protected() on a
+  // sandbox the host shares by root as const (one loop thread uses it, as everything here).
+  mutable std::vector<std::string> nested_;
 };
 
 }  // namespace
@@ -148,7 +171,9 @@ std::unique_ptr<Sandbox> Sandbox::create(const Settings& settings, std::string& 
     ::close(ruleset_fd);
     return nullptr;
   }
-  return std::make_unique<KernelSandbox>(std::move(resolved), ruleset_fd, std::move(program));
+  auto box = std::make_unique<KernelSandbox>(std::move(resolved), ruleset_fd, std::move(program));
+  box->walk_protected();  // the names below the root, bound from the first spawn on
+  return box;
 }
 
 }  // namespace toolhost::sandbox
