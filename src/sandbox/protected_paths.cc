@@ -11,11 +11,6 @@
 namespace toolhost::sandbox {
 namespace {
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
 // The flags a user namespace locks on a mount it inherited: a read-only remount must repeat
 // them, or the kernel refuses it (EPERM).
 unsigned long locked_flags(const std::string& path) {
@@ -80,16 +75,16 @@ ReadOnlyBinds::ReadOnlyBinds(const std::string& root, const std::vector<std::str
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) continue;
     if (is_git(name) && S_ISREG(st.st_mode)) add_git_dirs(path);
-    add(std::move(path));
+    add(std::move(path), st);
   }
   binds_.reserve(paths_.size());
   for (const auto& path : paths_) binds_.push_back({path.c_str(), locked_flags(path)});
 }
 
-void ReadOnlyBinds::add(std::string path) {
-  // A submodule's git dir lies in the root's `.git/modules`: named by its `.git` file and
-  // inside the root's bind; binding it again would only cost a mount.
+void ReadOnlyBinds::add(std::string path, const struct stat& st) {
+  // Two `.git` files may name the same git dir, or the same common dir: one bind is enough.
   if (std::find(paths_.begin(), paths_.end(), path) != paths_.end()) return;
+  held_.push_back({path, st.st_dev, st.st_ino});
   paths_.push_back(std::move(path));
 }
 
@@ -98,10 +93,13 @@ void ReadOnlyBinds::add_git_dirs(const std::string& git_file) {
   std::string line = first_line(git_file);
   if (line.compare(0, prefix.size(), prefix) != 0) return;
   std::string git_dir = resolve(dir_of(git_file), line.substr(prefix.size()));
-  if (!exists(git_dir)) return;
-  add(git_dir);
+  struct stat st {};
+  if (::stat(git_dir.c_str(), &st) != 0) return;
+  add(git_dir, st);
   std::string common = first_line(git_dir + "/commondir");
-  if (!common.empty() && exists(resolve(git_dir, common))) add(resolve(git_dir, common));
+  if (!common.empty() && ::stat(resolve(git_dir, common).c_str(), &st) == 0) {
+    add(resolve(git_dir, common), st);
+  }
 }
 
 }  // namespace toolhost::sandbox

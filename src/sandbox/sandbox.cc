@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "sandbox/child.h"
+#include "sandbox/held_namespace.h"
 #include "sandbox/landlock_rules.h"
 #include "sandbox/protected_paths.h"
 #include "sandbox/protected_walk.h"
@@ -35,6 +36,11 @@ std::vector<std::string> hidden_paths(const Settings& settings) {
     if (target != home + "/" + secret) hidden.push_back(target);
   }
   return hidden;
+}
+
+std::string current_dir() {
+  char path[PATH_MAX];
+  return ::getcwd(path, sizeof path) ? std::string(path) : std::string("/");
 }
 
 std::string id_map(unsigned id) {
@@ -81,18 +87,22 @@ class KernelSandbox final : public Sandbox {
     plan.argv = argv.data();
     plan.envp = envp.data();
     plan.sh_argv = sh_argv.data();
-    plan.cwd = args.cwd.empty() ? nullptr : args.cwd.c_str();
+    // Joining a mount namespace moves the child to its root: it needs its cwd named.
+    const std::string cwd = args.cwd.empty() ? current_dir() : args.cwd;
+    plan.cwd = cwd.c_str();
     plan.in_fd = args.in_fd;
     plan.out_fd = args.out_fd;
     plan.err_fd = args.err_fd;
-    // The namespace exists only to hold the binds: without one, a spawn saves its set-up and
-    // its teardown at the exit (Landlock forbids mounting either way).
+    // The namespace exists only to hold the binds: without one, a spawn joins none (Landlock
+    // forbids mounting either way).
     if (binds.size() > 0) {
-      plan.uid_map = uid_map_.c_str();
-      plan.gid_map = gid_map_.c_str();
+      const char* failed_step = nullptr;
+      if (int error = held_.hold(binds, uid_map_.c_str(), gid_map_.c_str(), failed_step)) {
+        return error;
+      }
+      plan.user_ns_fd = held_.user_fd();
+      plan.mount_ns_fd = held_.mount_fd();
     }
-    plan.binds = binds.data();
-    plan.bind_count = binds.size();
     plan.ruleset_fd = ruleset_fd_;
     plan.seccomp = &filter;
     return start_child(plan, pid);
@@ -136,6 +146,9 @@ class KernelSandbox final : public Sandbox {
   std::vector<sock_filter> program_;
   std::string uid_map_;
   std::string gid_map_;
+  // The namespace with the binds, which every spawn joins: made again by a spawn whose binds
+  // differ (the sandbox is shared by root as const; one loop thread uses it).
+  mutable HeldNamespace held_;
   // What the last walk found below the root: a cache, refreshed by walk_protected() on a
   // sandbox the host shares by root as const (one loop thread uses it, as everything here).
   mutable std::vector<std::string> nested_;

@@ -55,7 +55,7 @@ TEST_F(SandboxNested, ANestedNameCreatedSinceTheSandboxWasBuiltIsBoundAfterTheNe
   auto sandbox = make(settings());
   ASSERT_TRUE(sandbox);
   put("sub/.envrc", "original\n");  // by the user, outside any job
-  sandbox->walk_protected();         // what a sandboxed job's end does
+  sandbox->walk_protected();        // what a sandboxed job's end does
   Outcome denied = sh_in(*sandbox, "echo changed >> sub/.envrc");
   EXPECT_NE(denied.output.find("Read-only file system"), std::string::npos) << denied.output;
   EXPECT_EQ(read(root_ + "/sub/.envrc"), "original\n");
@@ -71,7 +71,8 @@ TEST_F(SandboxNested, TheWalkListsNestedNamesButNothingInsideAProtectedDirectory
   ASSERT_TRUE(sandbox);
   std::vector<std::string> found = sandbox->walk_protected();
   std::sort(found.begin(), found.end());
-  EXPECT_EQ(found, (std::vector<std::string>{".git", "lib/.git", "pkg/.vscode", "pkg/src/.nvim.lua"}));
+  EXPECT_EQ(found,
+            (std::vector<std::string>{".git", "lib/.git", "pkg/.vscode", "pkg/src/.nvim.lua"}));
 }
 
 TEST_F(SandboxNested, TheWalkStopsAtItsLimitShallowestFirst) {
@@ -136,7 +137,7 @@ TEST_F(SandboxedRunNested, ANestedNameMadeBeforeTheJobStaysAndIsBoundFromThenOn)
   // The job starts on a later tick of the clock the file's times come from (within ms).
   struct stat st {};
   ASSERT_EQ(::stat((root_ + "/sub/.envrc").c_str(), &st), 0);
-  timespec now {};
+  timespec now{};
   do {
     ::clock_gettime(CLOCK_REALTIME_COARSE, &now);
   } while (now.tv_sec < st.st_ctim.tv_sec ||
