@@ -19,35 +19,73 @@ bool is_directory(int dir_fd, const dirent& entry) {
   return ::fstatat(dir_fd, entry.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool before(const timespec& a, const timespec& b) {
+  return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+bool same(const timespec& a, const timespec& b) {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
 }  // namespace
 
-std::vector<std::string> walk_names(const std::string& root, const std::vector<std::string>& names,
-                                    size_t dir_limit) {
-  std::vector<std::string> found;
-  std::deque<std::string> pending = {""};  // relative directories; "" is the root
-  for (size_t read = 0; !pending.empty() && read < dir_limit; ++read) {
-    const std::string dir = std::move(pending.front());
-    pending.pop_front();
-    const std::string path = dir.empty() ? root : root + "/" + dir;
-    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) continue;  // gone, or unreadable: nothing below it can be listed either
-    DIR* stream = ::fdopendir(fd);
-    if (!stream) {
-      ::close(fd);
-      continue;
-    }
-    while (const dirent* entry = ::readdir(stream)) {
-      const char* name = entry->d_name;
-      if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
-      std::string relative = dir.empty() ? name : dir + "/" + name;
-      if (std::find(names.begin(), names.end(), name) != names.end()) {
-        found.push_back(std::move(relative));
-      } else if (is_directory(::dirfd(stream), *entry)) {
-        pending.push_back(std::move(relative));
-      }
-    }
-    ::closedir(stream);
+ProtectedWalk::ProtectedWalk(std::string root, std::vector<std::string> names, size_t dir_limit)
+    : root_(std::move(root)), names_(std::move(names)), dir_limit_(dir_limit) {}
+
+ProtectedWalk::Listing ProtectedWalk::read(const std::string& relative) const {
+  Listing listing;
+  const std::string path = relative.empty() ? root_ : root_ + "/" + relative;
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return listing;  // gone, or unreadable: nothing below it can be listed either
+  DIR* stream = ::fdopendir(fd);
+  if (!stream) {
+    ::close(fd);
+    return listing;
   }
+  while (const dirent* entry = ::readdir(stream)) {
+    const char* name = entry->d_name;
+    if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
+    std::string child = relative.empty() ? name : relative + "/" + name;
+    if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+      listing.found.push_back(std::move(child));
+    } else if (is_directory(::dirfd(stream), *entry)) {
+      listing.subdirs.push_back(std::move(child));
+    }
+  }
+  ::closedir(stream);
+  return listing;
+}
+
+std::vector<std::string> ProtectedWalk::walk() {
+  // Files are stamped from this clock (or a finer one): a directory changed after this moment
+  // gets a later ctime than one read now, unless both fall in this tick (then not settled).
+  timespec started{};
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &started);
+  std::unordered_map<std::string, Listing> listings;
+  std::vector<std::string> found;
+  std::deque<std::string> pending = {""};
+  for (size_t count = 0; !pending.empty() && count < dir_limit_; ++count) {
+    std::string dir = std::move(pending.front());
+    pending.pop_front();
+    struct stat st {};
+    const std::string path = dir.empty() ? root_ : root_ + "/" + dir;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    auto known = listings_.find(dir);
+    Listing listing;
+    if (known != listings_.end() && known->second.settled &&
+        same(known->second.ctime, st.st_ctim)) {
+      listing = std::move(known->second);
+    } else {
+      // The stat came first: a change while reading moves the ctime past the one kept.
+      listing = read(dir);
+      listing.ctime = st.st_ctim;
+      listing.settled = before(st.st_ctim, started);
+    }
+    found.insert(found.end(), listing.found.begin(), listing.found.end());
+    pending.insert(pending.end(), listing.subdirs.begin(), listing.subdirs.end());
+    listings.emplace(std::move(dir), std::move(listing));
+  }
+  listings_ = std::move(listings);
   return found;
 }
 

@@ -63,7 +63,8 @@ class KernelSandbox final : public Sandbox {
         ruleset_fd_(ruleset_fd),
         program_(std::move(program)),
         uid_map_(id_map(::getuid())),
-        gid_map_(id_map(::getgid())) {}
+        gid_map_(id_map(::getgid())),
+        walk_(settings_.root, settings_.protected_names, settings_.walk_limit) {}
 
   ~KernelSandbox() override { ::close(ruleset_fd_); }
 
@@ -122,8 +123,7 @@ class KernelSandbox final : public Sandbox {
   }
 
   std::vector<std::string> walk_protected() const override {
-    std::vector<std::string> found =
-        walk_names(settings_.root, settings_.protected_names, settings_.walk_limit);
+    std::vector<std::string> found = walk_.walk();
     std::vector<std::string> nested;
     for (const auto& path : found) {
       if (path.find('/') != std::string::npos) nested.push_back(path);
@@ -149,6 +149,8 @@ class KernelSandbox final : public Sandbox {
   // The namespace with the binds, which every spawn joins: made again by a spawn whose binds
   // differ (the sandbox is shared by root as const; one loop thread uses it).
   mutable HeldNamespace held_;
+  // The walk, which remembers the directories it read.
+  mutable ProtectedWalk walk_;
   // What the last walk found below the root: a cache, refreshed by walk_protected() on a
   // sandbox the host shares by root as const (one loop thread uses it, as everything here).
   mutable std::vector<std::string> nested_;

@@ -29,6 +29,18 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
+// Until the clock files are stamped from has passed `path`'s ctime (a tick: milliseconds), so
+// that a later change gives it another ctime.
+void wait_past_ctime(const std::string& path) {
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  timespec now{};
+  do {
+    ::clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  } while (now.tv_sec < st.st_ctim.tv_sec ||
+           (now.tv_sec == st.st_ctim.tv_sec && now.tv_nsec <= st.st_ctim.tv_nsec));
+}
+
 TEST_F(SandboxNested, ExistingNestedNamesAreReadOnly) {
   const std::vector<std::string> files = {"sub/.envrc", "sub/.nvim.lua", "sub/.git/config",
                                           "pkg/.vscode/tasks.json", "deep/a/b/c/.exrc"};
@@ -86,6 +98,27 @@ TEST_F(SandboxNested, TheWalkStopsAtItsLimitShallowestFirst) {
   std::vector<std::string> found = sandbox->walk_protected();
   EXPECT_TRUE(contains(found, "a/.envrc")) << found.size();
   EXPECT_FALSE(contains(found, "a/b/c/d/.envrc"));
+}
+
+// A walk reads again only the directories whose ctime moved: a name created in one it read
+// before is found, even when the job sets the directory's times back, and one removed is gone.
+TEST_F(SandboxNested, AWalkFindsWhatChangedInADirectoryItReadBefore) {
+  fs::create_directories(root_ + "/sub/deep");
+  wait_past_ctime(root_ + "/sub/deep");
+  auto sandbox = make(settings());  // its first walk reads sub and sub/deep
+  ASSERT_TRUE(sandbox);
+  // Each directory's mtime set back to what it was, to the nanosecond.
+  Outcome job = sh_in(*sandbox,
+                      "a=$(stat -c %y sub) && b=$(stat -c %y sub/deep) && echo x > sub/.envrc && "
+                      "echo x > sub/deep/.exrc && touch -d \"$a\" sub && touch -d \"$b\" sub/deep");
+  ASSERT_TRUE(job.ok()) << job.output;
+  std::vector<std::string> found = sandbox->walk_protected();
+  EXPECT_TRUE(contains(found, "sub/.envrc")) << ::testing::PrintToString(found);
+  EXPECT_TRUE(contains(found, "sub/deep/.exrc")) << ::testing::PrintToString(found);
+  wait_past_ctime(root_ + "/sub/deep");
+  EXPECT_EQ(sandbox->walk_protected().size(), 2u);  // read from what it kept
+  fs::remove(root_ + "/sub/deep/.exrc");
+  EXPECT_EQ(sandbox->walk_protected(), std::vector<std::string>{"sub/.envrc"});
 }
 
 // SandboxedRun around a real sandboxed child, as jobs::Process runs it.
