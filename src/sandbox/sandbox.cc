@@ -13,6 +13,7 @@
 #include "sandbox/protected_paths.h"
 #include "sandbox/protected_walk.h"
 #include "sandbox/seccomp_filter.h"
+#include "sandbox/spawner_thread.h"
 
 namespace toolhost::sandbox {
 namespace {
@@ -105,8 +106,18 @@ class KernelSandbox final : public Sandbox {
       plan.mount_ns_fd = held_.mount_fd();
     }
     plan.ruleset_fd = ruleset_fd_;
+    // From the spawner thread the child inherits the filter; else it installs it itself.
+    if (spawner_) return spawner_->spawn(plan, pid);
     plan.seccomp = &filter;
     return start_child(plan, pid);
+  }
+
+  // Without the thread (the kernel refused its filter), each child installs the filter.
+  void start_spawner() {
+    sock_fprog filter{static_cast<unsigned short>(program_.size()),
+                      const_cast<sock_filter*>(program_.data())};
+    std::string error;
+    spawner_ = SpawnerThread::start(filter, error);
   }
 
   std::string describe() const override {
@@ -149,6 +160,7 @@ class KernelSandbox final : public Sandbox {
   // The namespace with the binds, which every spawn joins: made again by a spawn whose binds
   // differ (the sandbox is shared by root as const; one loop thread uses it).
   mutable HeldNamespace held_;
+  std::unique_ptr<SpawnerThread> spawner_;
   // The walk, which remembers the directories it read.
   mutable ProtectedWalk walk_;
   // What the last walk found below the root: a cache, refreshed by walk_protected() on a
@@ -188,6 +200,7 @@ std::unique_ptr<Sandbox> Sandbox::create(const Settings& settings, std::string& 
   }
   auto box = std::make_unique<KernelSandbox>(std::move(resolved), ruleset_fd, std::move(program));
   box->walk_protected();  // the names below the root, bound from the first spawn on
+  box->start_spawner();
   return box;
 }
 
