@@ -262,7 +262,12 @@ function B.exec_latency(args)
   end
   local i = 0
   if args.via == "toolhost" then
-    -- P10: :ToolRun's job in the sandbox (sandbox_approved: what you approve runs in it too).
+    -- P10: :ToolRun's job in the sandbox (sandbox_approved: what you approve runs in it too),
+    -- in a root that holds a `.git`, as a project's does: its read-only bind is part of what a
+    -- sandboxed job costs (without one, no mount namespace is made or joined).
+    if args.sandboxed then
+      vim.fn.mkdir(vim.fn.getcwd() .. "/.git", "p")
+    end
     setup({ max_concurrent = 1, sandbox = "auto", sandbox_approved = args.sandboxed == true })
     local cmds = {}
     for k = 1, n do

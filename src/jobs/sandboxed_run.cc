@@ -1,5 +1,7 @@
 #include "jobs/sandboxed_run.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -10,12 +12,27 @@
 
 namespace toolhost::jobs {
 namespace fs = std::filesystem;
+namespace {
+
+// Whether `path` (not followed) changed at or after `since`: created, renamed or linked there,
+// or written. Its ctime, which no call sets back (utime sets the others).
+bool changed_since(const fs::path& path, const timespec& since) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return false;
+  return st.st_ctim.tv_sec > since.tv_sec ||
+         (st.st_ctim.tv_sec == since.tv_sec && st.st_ctim.tv_nsec >= since.tv_nsec);
+}
+
+}  // namespace
 
 const std::vector<std::string>* SandboxedRun::begin(const JobInfo& info,
                                                     const std::vector<std::string>& inherited,
                                                     std::string& error) {
   const sandbox::Sandbox& box = *info.spec.sandbox;
   protected_before_ = box.existing_protected();
+  // The kernel stamps files from its coarse clock (or finer): anything the job changes is
+  // stamped at or after this.
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &started_);
   // Beneath /tmp, which every sandbox may write, whatever the host's own TMPDIR is.
   std::string pattern = "/tmp/toolhost-" + info.id + "-XXXXXX";
   if (!::mkdtemp(pattern.data())) {
@@ -38,12 +55,17 @@ void SandboxedRun::end(JobInfo& info) {
   begun_ = false;
   const sandbox::Sandbox& box = *info.spec.sandbox;
   info.sandbox = box.describe();
-  for (const std::string& name : box.existing_protected()) {
+  // The walk also refreshes what the next spawns bind below the root.
+  for (const std::string& name : box.walk_protected()) {
     if (std::find(protected_before_.begin(), protected_before_.end(), name) !=
         protected_before_.end()) {
       continue;
     }
     const fs::path from = fs::path(box.root()) / name;
+    // The root's names were looked up at the start: one absent then is the job's. Below the
+    // root only the last walk's were known, so one made meanwhile by the user (not bound, but
+    // not written since by the job either) stays theirs; from now on it is bound.
+    if (name.find('/') != std::string::npos && !changed_since(from, started_)) continue;
     const std::string aside = name + ".toolhost-" + info.id;
     std::error_code ec;
     fs::rename(from, fs::path(box.root()) / aside, ec);

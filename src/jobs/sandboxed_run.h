@@ -2,7 +2,10 @@
 // What a sandboxed job (JobSpec::sandbox) needs around its process: before the spawn, an
 // environment without the variables that lead out of the sandbox and a TMPDIR of its own, and
 // the protected names that exist; after it ended, those it created moved aside, since no
-// read-only bind could cover a name that did not exist yet (`.envrc`, `.nvim.lua`, `.git`).
+// read-only bind could cover a name that did not exist yet (`.envrc`, `.nvim.lua`, `.git`), at
+// the root or below it (`sub/.envrc`).
+
+#include <time.h>
 
 #include <string>
 #include <vector>
@@ -25,6 +28,7 @@ class SandboxedRun {
  private:
   bool begun_ = false;  // end() compares with what begin() saw, never with nothing
   std::vector<std::string> protected_before_;
+  timespec started_{};  // the coarse clock file times come from, before the spawn
   std::vector<std::string> environment_;
   std::string tmpdir_;
 };

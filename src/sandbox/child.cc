@@ -80,15 +80,16 @@ TOOLHOST_CHILD_CODE bool write_file(const char* path, const char* text) {
 
 // A user namespace gives the child the right to mount (as a user too), with its own ids mapped
 // to themselves so that files keep their owners; setgroups must be denied before an unprivileged
-// gid_map is accepted. The mounts are private so that nothing reaches the host's namespace, and
-// each bind is made read-only before Landlock forbids any further mount, umount included.
+// gid_map is accepted. The mounts are slaves: nothing reaches the host's namespace, while what
+// the host mounts later still shows in a namespace that is held and joined for a long time. Each
+// bind is made read-only before Landlock forbids any further mount, umount included.
 TOOLHOST_CHILD_CODE void enter_namespace(ChildPlan& plan) {
   if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) fail(plan, "unshare user and mount namespace");
   if (!write_file("/proc/self/setgroups", "deny")) fail(plan, "write /proc/self/setgroups");
   if (!write_file("/proc/self/uid_map", plan.uid_map)) fail(plan, "write /proc/self/uid_map");
   if (!write_file("/proc/self/gid_map", plan.gid_map)) fail(plan, "write /proc/self/gid_map");
-  if (::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    fail(plan, "make the mounts private");
+  if (::mount("none", "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) {
+    fail(plan, "make the mounts slaves");
   }
   for (size_t i = 0; i < plan.bind_count; ++i) {
     const ReadOnlyBind& bind = plan.binds[i];
@@ -102,13 +103,38 @@ TOOLHOST_CHILD_CODE void enter_namespace(ChildPlan& plan) {
   }
 }
 
+// Joining a held namespace costs two system calls, where making one costs the unshare, the id
+// maps and the mounts at each spawn, and its teardown at each exit (the host sees the job end
+// only once the kernel has unmounted its copies). The user namespace first: it gives the right
+// to join the mount namespace it owns.
+TOOLHOST_CHILD_CODE void join_namespace(ChildPlan& plan) {
+  if (::setns(plan.user_ns_fd, CLONE_NEWUSER) != 0) fail(plan, "join the user namespace");
+  if (::setns(plan.mount_ns_fd, CLONE_NEWNS) != 0) fail(plan, "join the mount namespace");
+}
+
+// hold_namespace's child: shares the host's descriptor table (CLONE_FILES), so that the two it
+// opens stay with the host after it exits. It touches nothing else of that table.
+TOOLHOST_CHILD_CODE int holder_main(void* argument) {
+  ChildPlan& plan = *static_cast<ChildPlan*>(argument);
+  enter_namespace(plan);
+  plan.user_ns_fd = ::open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+  if (plan.user_ns_fd < 0) fail(plan, "open /proc/self/ns/user");
+  plan.mount_ns_fd = ::open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  if (plan.mount_ns_fd < 0) fail(plan, "open /proc/self/ns/mnt");
+  ::_exit(0);
+}
+
 TOOLHOST_CHILD_CODE int child_main(void* argument) {
   ChildPlan& plan = *static_cast<ChildPlan*>(argument);
   reset_signal_dispositions();
   // A session and process group of its own, as posix_spawn's SETSID (see jobs/spawn.cc).
   if (plan.new_session && ::setsid() < 0) fail(plan, "setsid");
   redirect_stdio(plan);
-  if (plan.uid_map != nullptr) enter_namespace(plan);
+  if (plan.mount_ns_fd >= 0) {
+    join_namespace(plan);
+  } else if (plan.uid_map != nullptr) {
+    enter_namespace(plan);
+  }
   // After the binds: a cwd inside a protected directory then lies on its read-only mount.
   if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) fail(plan, "chdir");
   // Required by landlock_restrict_self and by an unprivileged seccomp filter; also keeps a
@@ -138,9 +164,8 @@ TOOLHOST_CHILD_CODE int child_main(void* argument) {
 constexpr size_t kGuardSize = 4096;
 constexpr size_t kStackSize = 64 * 1024;
 
-}  // namespace
-
-int start_child(ChildPlan& plan, pid_t& pid) {
+// Runs `entry` on `plan` in a child that shares the host's memory until it execs or exits.
+int clone_child(int (*entry)(void*), int extra_flags, ChildPlan& plan, pid_t& pid) {
   plan.error = 0;
   plan.failed_step = nullptr;
   void* mapping = ::mmap(nullptr, kGuardSize + kStackSize, PROT_READ | PROT_WRITE,
@@ -154,7 +179,7 @@ int start_child(ChildPlan& plan, pid_t& pid) {
   sigset_t all, previous;
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &previous);
-  pid_t child = ::clone(child_main, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  pid_t child = ::clone(entry, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD | extra_flags, &plan);
   int clone_error = errno;
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   ::munmap(mapping, kGuardSize + kStackSize);
@@ -166,6 +191,28 @@ int start_child(ChildPlan& plan, pid_t& pid) {
     return plan.error;
   }
   pid = child;
+  return 0;
+}
+
+}  // namespace
+
+int start_child(ChildPlan& plan, pid_t& pid) {
+  return clone_child(child_main, 0, plan, pid);
+}
+
+int hold_namespace(ChildPlan& plan, int& user_fd, int& mount_fd) {
+  plan.user_ns_fd = plan.mount_ns_fd = -1;
+  pid_t pid = -1;
+  int error = clone_child(holder_main, CLONE_FILES, plan, pid);
+  if (error != 0) {
+    // A step after the first open failed: that descriptor is the host's now.
+    if (plan.user_ns_fd >= 0) ::close(plan.user_ns_fd);
+    return error;
+  }
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  user_fd = plan.user_ns_fd;
+  mount_fd = plan.mount_ns_fd;
   return 0;
 }
 

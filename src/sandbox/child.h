@@ -30,11 +30,15 @@ struct ChildPlan {
   int out_fd = -1;  // -1: left as inherited
   int err_fd = -1;
 
-  // The user and mount namespace; skipped when uid_map is nullptr.
+  // The user and mount namespace, made in the child; skipped when uid_map is nullptr.
   const char* uid_map = nullptr;  // "U U 1": the caller's real ids, mapped to themselves
   const char* gid_map = nullptr;
   const ReadOnlyBind* binds = nullptr;
   size_t bind_count = 0;
+  // Or one made before (hold_namespace), joined with setns(): both descriptors, or -1. The
+  // child's cwd is then the namespace's root until it changes it: set `cwd`.
+  int user_ns_fd = -1;
+  int mount_ns_fd = -1;
 
   int ruleset_fd = -1;                  // Landlock; -1: none
   const sock_fprog* seccomp = nullptr;  // nullptr: none
@@ -49,5 +53,11 @@ struct ChildPlan {
 // pid, or an errno value: clone's, or the step's that failed in the child; a child that failed
 // is reaped here, so no zombie is left.
 int start_child(ChildPlan& plan, pid_t& pid);
+
+// Makes the user and mount namespace of `plan` (its maps and binds) in a child that exits at
+// once, and returns in `user_fd` and `mount_fd` (close-on-exec) the descriptors that keep both
+// alive for later children to join. Returns 0, or an errno value (`plan.failed_step` says
+// which step).
+int hold_namespace(ChildPlan& plan, int& user_fd, int& mount_fd);
 
 }  // namespace toolhost::sandbox

@@ -6,13 +6,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace toolhost::sandbox {
 namespace {
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
 
 // The flags a user namespace locks on a mount it inherited: a read-only remount must repeat
 // them, or the kernel refuses it (EPERM).
@@ -52,6 +49,13 @@ std::string resolve(const std::string& base_dir, const std::string& path) {
   return !path.empty() && path[0] == '/' ? path : base_dir + "/" + path;
 }
 
+bool is_git(const std::string& relative) {
+  const std::string git = ".git";
+  return relative.size() >= git.size() &&
+         relative.compare(relative.size() - git.size(), git.size(), git) == 0 &&
+         (relative.size() == git.size() || relative[relative.size() - git.size() - 1] == '/');
+}
+
 }  // namespace
 
 std::vector<std::string> existing_names(const std::string& root,
@@ -70,14 +74,17 @@ ReadOnlyBinds::ReadOnlyBinds(const std::string& root, const std::vector<std::str
     std::string path = root + "/" + name;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) continue;
-    if (name == ".git" && S_ISREG(st.st_mode)) add_git_dirs(path);
-    add(std::move(path));
+    if (is_git(name) && S_ISREG(st.st_mode)) add_git_dirs(path);
+    add(std::move(path), st);
   }
   binds_.reserve(paths_.size());
   for (const auto& path : paths_) binds_.push_back({path.c_str(), locked_flags(path)});
 }
 
-void ReadOnlyBinds::add(std::string path) {
+void ReadOnlyBinds::add(std::string path, const struct stat& st) {
+  // Two `.git` files may name the same git dir, or the same common dir: one bind is enough.
+  if (std::find(paths_.begin(), paths_.end(), path) != paths_.end()) return;
+  held_.push_back({path, st.st_dev, st.st_ino});
   paths_.push_back(std::move(path));
 }
 
@@ -86,10 +93,13 @@ void ReadOnlyBinds::add_git_dirs(const std::string& git_file) {
   std::string line = first_line(git_file);
   if (line.compare(0, prefix.size(), prefix) != 0) return;
   std::string git_dir = resolve(dir_of(git_file), line.substr(prefix.size()));
-  if (!exists(git_dir)) return;
-  add(git_dir);
+  struct stat st {};
+  if (::stat(git_dir.c_str(), &st) != 0) return;
+  add(git_dir, st);
   std::string common = first_line(git_dir + "/commondir");
-  if (!common.empty() && exists(resolve(git_dir, common))) add(resolve(git_dir, common));
+  if (!common.empty() && ::stat(resolve(git_dir, common).c_str(), &st) == 0) {
+    add(resolve(git_dir, common), st);
+  }
 }
 
 }  // namespace toolhost::sandbox

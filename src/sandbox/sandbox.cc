@@ -8,9 +8,12 @@
 #include <cstring>
 
 #include "sandbox/child.h"
+#include "sandbox/held_namespace.h"
 #include "sandbox/landlock_rules.h"
 #include "sandbox/protected_paths.h"
+#include "sandbox/protected_walk.h"
 #include "sandbox/seccomp_filter.h"
+#include "sandbox/spawner_thread.h"
 
 namespace toolhost::sandbox {
 namespace {
@@ -36,6 +39,11 @@ std::vector<std::string> hidden_paths(const Settings& settings) {
   return hidden;
 }
 
+std::string current_dir() {
+  char path[PATH_MAX];
+  return ::getcwd(path, sizeof path) ? std::string(path) : std::string("/");
+}
+
 std::string id_map(unsigned id) {
   return std::to_string(id) + " " + std::to_string(id) + " 1";
 }
@@ -56,7 +64,8 @@ class KernelSandbox final : public Sandbox {
         ruleset_fd_(ruleset_fd),
         program_(std::move(program)),
         uid_map_(id_map(::getuid())),
-        gid_map_(id_map(::getgid())) {}
+        gid_map_(id_map(::getgid())),
+        walk_(settings_.root, settings_.protected_names, settings_.walk_limit) {}
 
   ~KernelSandbox() override { ::close(ruleset_fd_); }
 
@@ -71,7 +80,7 @@ class KernelSandbox final : public Sandbox {
       sh_argv.insert(sh_argv.end(), argv.begin() + 1, argv.end());
     else
       sh_argv.push_back(nullptr);
-    ReadOnlyBinds binds(settings_.root, settings_.protected_names);
+    ReadOnlyBinds binds(settings_.root, candidates());
     sock_fprog filter{static_cast<unsigned short>(program_.size()),
                       const_cast<sock_filter*>(program_.data())};
 
@@ -80,21 +89,35 @@ class KernelSandbox final : public Sandbox {
     plan.argv = argv.data();
     plan.envp = envp.data();
     plan.sh_argv = sh_argv.data();
-    plan.cwd = args.cwd.empty() ? nullptr : args.cwd.c_str();
+    // Joining a mount namespace moves the child to its root: it needs its cwd named.
+    const std::string cwd = args.cwd.empty() ? current_dir() : args.cwd;
+    plan.cwd = cwd.c_str();
     plan.in_fd = args.in_fd;
     plan.out_fd = args.out_fd;
     plan.err_fd = args.err_fd;
-    // The namespace exists only to hold the binds: without one, a spawn saves its set-up and
-    // its teardown at the exit (Landlock forbids mounting either way).
+    // The namespace exists only to hold the binds: without one, a spawn joins none (Landlock
+    // forbids mounting either way).
     if (binds.size() > 0) {
-      plan.uid_map = uid_map_.c_str();
-      plan.gid_map = gid_map_.c_str();
+      const char* failed_step = nullptr;
+      if (int error = held_.hold(binds, uid_map_.c_str(), gid_map_.c_str(), failed_step)) {
+        return error;
+      }
+      plan.user_ns_fd = held_.user_fd();
+      plan.mount_ns_fd = held_.mount_fd();
     }
-    plan.binds = binds.data();
-    plan.bind_count = binds.size();
     plan.ruleset_fd = ruleset_fd_;
+    // From the spawner thread the child inherits the filter; else it installs it itself.
+    if (spawner_) return spawner_->spawn(plan, pid);
     plan.seccomp = &filter;
     return start_child(plan, pid);
+  }
+
+  // Without the thread (the kernel refused its filter), each child installs the filter.
+  void start_spawner() {
+    sock_fprog filter{static_cast<unsigned short>(program_.size()),
+                      const_cast<sock_filter*>(program_.data())};
+    std::string error;
+    spawner_ = SpawnerThread::start(filter, error);
   }
 
   std::string describe() const override {
@@ -107,15 +130,42 @@ class KernelSandbox final : public Sandbox {
   const std::string& root() const override { return settings_.root; }
 
   std::vector<std::string> existing_protected() const override {
-    return existing_names(settings_.root, settings_.protected_names);
+    return existing_names(settings_.root, candidates());
+  }
+
+  std::vector<std::string> walk_protected() const override {
+    std::vector<std::string> found = walk_.walk();
+    std::vector<std::string> nested;
+    for (const auto& path : found) {
+      if (path.find('/') != std::string::npos) nested.push_back(path);
+    }
+    nested_ = std::move(nested);
+    return found;
   }
 
  private:
+  // The root's own names (looked up at each use: a few stat calls) and the nested ones the
+  // last walk found.
+  std::vector<std::string> candidates() const {
+    std::vector<std::string> all = settings_.protected_names;
+    all.insert(all.end(), nested_.begin(), nested_.end());
+    return all;
+  }
+
   Settings settings_;
   int ruleset_fd_;
   std::vector<sock_filter> program_;
   std::string uid_map_;
   std::string gid_map_;
+  // The namespace with the binds, which every spawn joins: made again by a spawn whose binds
+  // differ (the sandbox is shared by root as const; one loop thread uses it).
+  mutable HeldNamespace held_;
+  std::unique_ptr<SpawnerThread> spawner_;
+  // The walk, which remembers the directories it read.
+  mutable ProtectedWalk walk_;
+  // What the last walk found below the root: a cache, refreshed by walk_protected() on a
+  // sandbox the host shares by root as const (one loop thread uses it, as everything here).
+  mutable std::vector<std::string> nested_;
 };
 
 }  // namespace
@@ -148,7 +198,10 @@ std::unique_ptr<Sandbox> Sandbox::create(const Settings& settings, std::string& 
     ::close(ruleset_fd);
     return nullptr;
   }
-  return std::make_unique<KernelSandbox>(std::move(resolved), ruleset_fd, std::move(program));
+  auto box = std::make_unique<KernelSandbox>(std::move(resolved), ruleset_fd, std::move(program));
+  box->walk_protected();  // the names below the root, bound from the first spawn on
+  box->start_spawner();
+  return box;
 }
 
 }  // namespace toolhost::sandbox

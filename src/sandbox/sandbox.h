@@ -37,6 +37,7 @@ struct Settings {
   std::string home;                          // $HOME
   std::vector<std::string> secrets;          // relative to home: unreadable (.ssh, .gnupg, ...)
   bool network = false;                      // an allow-list entry's `network = true`
+  size_t walk_limit = 10000;                 // directories walk_protected() reads at most
 };
 
 // The home's secret stores, by default. The names inside the root that stay read-only are the
@@ -71,10 +72,16 @@ class Sandbox {
   // "write: root, tmp; network: off", for a result that says where a command ran.
   virtual std::string describe() const = 0;
 
-  // The protected names (relative to the root) that exist now. spawn() binds those that exist
-  // when it runs (a few stat calls in the parent); one the job creates cannot be bound, so the
-  // caller compares this list at the job's start and end (`.envrc`, `.nvim.lua` appearing).
+  // The protected names (relative to the root) that exist now: the root's own, looked up now,
+  // and those below it the last walk found (no walk: this runs before each spawn). spawn()
+  // binds the same (a few stat calls in the parent); one the job creates cannot be bound, so
+  // the caller compares this list at the job's start with walk_protected() at its end.
   virtual std::vector<std::string> existing_protected() const = 0;
+
+  // The protected names at every depth of the root (`sub/.envrc`, `lib/.git`), walked now
+  // (protected_walk.h: bounded by Settings::walk_limit), and remembered for the next spawns'
+  // binds. Run when the sandbox is built and after each job, off the spawn path.
+  virtual std::vector<std::string> walk_protected() const = 0;
 };
 
 // The variables a sandboxed job never inherits: Neovim's socket is a way back into the editor,

@@ -141,5 +141,35 @@ TEST_F(SandboxFiles, AProtectedNameCreatedByTheJobIsListedAfterwards) {
   EXPECT_NE(again.output.find("Read-only file system"), std::string::npos) << again.output;
 }
 
+// The binds are made once and joined by each spawn (held_namespace.h): a protected file that
+// was replaced since (an editor saves by renaming a new file over it) is bound as it is now, not
+// as the namespace first saw it.
+TEST_F(SandboxFiles, AProtectedFileReplacedSinceTheLastSpawnIsReadAndBoundAsItIsNow) {
+  write(root_ + "/.envrc", "first\n");
+  auto sandbox = make(settings());
+  ASSERT_TRUE(sandbox);
+  Outcome first = sh_in(*sandbox, "cat .envrc");
+  EXPECT_EQ(first.output, "first\n");
+  write(root_ + "/.envrc.new", "second\n");
+  ASSERT_EQ(::rename((root_ + "/.envrc.new").c_str(), (root_ + "/.envrc").c_str()), 0);
+  Outcome second = sh_in(*sandbox, "cat .envrc; echo x >> .envrc");
+  EXPECT_EQ(second.output.rfind("second\n", 0), 0u) << second.output;
+  EXPECT_NE(second.output.find("Read-only file system"), std::string::npos) << second.output;
+  EXPECT_EQ(read(root_ + "/.envrc"), "second\n");
+}
+
+// Jobs share the namespace; none of them can undo a bind in it for the next.
+TEST_F(SandboxFiles, NoJobCanLoosenTheBindsTheNextOneJoins) {
+  std::filesystem::create_directories(root_ + "/.git");
+  write(root_ + "/.git/config", "[core]\n");
+  auto sandbox = make(settings());
+  ASSERT_TRUE(sandbox);
+  Outcome undo = sh_in(*sandbox, "umount .git; umount -l .git; mount -o remount,rw .git; true");
+  EXPECT_TRUE(undo.ok()) << undo.output;
+  Outcome denied = sh_in(*sandbox, "echo x >> .git/config");
+  EXPECT_NE(denied.output.find("Read-only file system"), std::string::npos) << denied.output;
+  EXPECT_EQ(read(root_ + "/.git/config"), "[core]\n");
+}
+
 }  // namespace
 }  // namespace toolhost::sandbox::testing

@@ -45,6 +45,25 @@ TEST_F(SandboxProcess, TheChildLeadsItsOwnSessionWithDefaultSignalsAndNoStdin) {
   EXPECT_NE(run.output.find("SigBlk:\t0000000000000000"), std::string::npos) << run.output;
 }
 
+// The children are cloned from a thread that holds the filter (spawner_thread.h): each has it,
+// once, without compiling its own; the host's threads keep neither the filter nor no_new_privs.
+TEST_F(SandboxProcess, TheChildInheritsOneFilterAndTheHostsThreadHasNone) {
+  auto sandbox = make(settings());
+  ASSERT_TRUE(sandbox);
+  Outcome child =
+      sh_in(*sandbox, "grep -E '^(Seccomp|Seccomp_filters|NoNewPrivs):' /proc/self/status");
+  EXPECT_TRUE(child.ok()) << child.output;
+  EXPECT_NE(child.output.find("NoNewPrivs:\t1"), std::string::npos) << child.output;
+  EXPECT_NE(child.output.find("Seccomp:\t2"), std::string::npos) << child.output;
+  if (child.output.find("Seccomp_filters:") != std::string::npos) {
+    EXPECT_NE(child.output.find("Seccomp_filters:\t1"), std::string::npos) << child.output;
+  }
+  std::ifstream status("/proc/thread-self/status");
+  std::string host((std::istreambuf_iterator<char>(status)), {});
+  EXPECT_NE(host.find("NoNewPrivs:\t0"), std::string::npos) << host;
+  EXPECT_NE(host.find("Seccomp:\t0"), std::string::npos) << host;
+}
+
 TEST_F(SandboxProcess, ItCannotSignalTheHost) {
   auto sandbox = make(settings());
   ASSERT_TRUE(sandbox);
