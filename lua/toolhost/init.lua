@@ -12,7 +12,7 @@ function M.setup(opts)
     return false
   end
   if host.running() then
-    vim.rpcnotify(host.channel(), "toolhost.setup", config.for_host())
+    vim.rpcnotify(host.channel(), "toolhost.setup", host.setup_args())
   end
   require("toolhost.reply").listen(config.options.auto_run_events)
   return true
@@ -273,6 +273,17 @@ end
 
 -- e.g. "⟳2 ?1 ✓5 ✗1"; empty when nothing ran. Counts the jobs of this Neovim's buffers, not
 -- the whole history that jobs() lists, and the calls awaiting approval.
+-- A call's quickfix list made current and opened (:ToolQuickfix): `id` a job id ("th-3") or a
+-- call id; nil, the latest list toolhost filled. False when there is none.
+function M.quickfix(id)
+  return require("toolhost.quickfix").open(id)
+end
+
+-- The calls with a quickfix list, the latest last: { call, job, title, items, done }.
+function M.quickfix_lists()
+  return require("toolhost.quickfix").list()
+end
+
 function M.statusline()
   local running, ok, failed = 0, 0, 0
   local awaiting = require("toolhost.ui").awaiting_count()
