@@ -58,8 +58,9 @@ void CallList::finish() {
   pump();
 }
 
-void CallList::pump() {
+void CallList::pump(bool force) {
   if (done_ || in_flight_ || opening_) return;
+  if (list_id_ != 0 && !finishing_ && !force && pending_.size() < kChunkLines) return;
   auto alive = std::weak_ptr<bool>(alive_);
   if (list_id_ == 0) {
     if (pending_.empty() && !finishing_) return;  // no list for a job that writes nothing yet

@@ -50,13 +50,17 @@ class CallList {
 
   // `stream`: 0 stdout, 1 stderr; each keeps its own partial line.
   void output(int stream, std::string_view data);
+  // Sends the lines that wait, however few (the owner's timer, every kFlushMs): a chunk leaves
+  // by itself only once it is full, since each append reads the list back whole.
+  void flush() { pump(true); }
+  static constexpr uint64_t kFlushMs = 100;
   void finish();
   bool done() const { return done_; }
   const ItemCaps& caps() const { return caps_; }
 
  private:
   void take_line(std::string line);
-  void pump();
+  void pump(bool force = false);
   void opened(const std::string& error, const nlohmann::json& result);
   void appended(const std::string& error, const nlohmann::json& result, bool final);
   void fail(const std::string& error);

@@ -25,7 +25,22 @@ std::string source_of(const JobStart& job) {
 }
 
 Lists::Lists(uv_loop_t* loop, Send send, Notify notify)
-    : loop_(loop), send_(std::move(send)), notify_(std::move(notify)) {}
+    : loop_(loop), send_(std::move(send)), notify_(std::move(notify)) {
+  uv_timer_init(loop_, &flush_timer_);
+  flush_timer_.data = this;
+}
+
+Lists::~Lists() {
+  if (timer_open_) log::error("quickfix: Lists destroyed before close()");
+}
+
+void Lists::on_flush(uv_timer_t* timer) {
+  auto* self = static_cast<Lists*>(timer->data);
+  self->ended_.clear();
+  for (auto& [job_id, running] : self->running_) {
+    if (running.list) running.list->flush();
+  }
+}
 
 bool Lists::start(const JobStart& job) {
   ended_.clear();
@@ -53,6 +68,9 @@ bool Lists::start(const JobStart& job) {
         update(job_id, std::move(items), done);
       },
       [this, job_id](const std::string& error) { failed(job_id, error); });
+  if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&flush_timer_))) {
+    uv_timer_start(&flush_timer_, on_flush, CallList::kFlushMs, CallList::kFlushMs);
+  }
   return true;
 }
 
@@ -72,8 +90,14 @@ void Lists::close(std::function<void()> done) {
   closed_ = true;
   running_.clear();
   ended_.clear();
-  if (!worker_) return done();
-  worker_->close(std::move(done));
+  uv_timer_stop(&flush_timer_);
+  on_closed_ = std::move(done);
+  uv_close(reinterpret_cast<uv_handle_t*>(&flush_timer_), [](uv_handle_t* handle) {
+    auto* self = static_cast<Lists*>(handle->data);
+    self->timer_open_ = false;
+    if (!self->worker_) return self->on_closed_();
+    self->worker_->close(std::move(self->on_closed_));
+  });
 }
 
 const Lists::Kept* Lists::kept(const std::string& call_id) const {
@@ -105,6 +129,7 @@ void Lists::update(const std::string& job_id, std::vector<nlohmann::json> items,
     // It may be running this callback: destroyed at the next call from outside.
     ended_.push_back(std::move(running.list));
     running_.erase(it);
+    if (running_.empty()) uv_timer_stop(&flush_timer_);
   }
   if (message.contains("first") || !message["items"].empty() || done) send_(std::move(message));
 }

@@ -48,6 +48,7 @@ class Lists {
   using Notify = std::function<void(const std::string& message)>;
 
   Lists(uv_loop_t* loop, Send send, Notify notify);
+  ~Lists();
   Lists(const Lists&) = delete;
   Lists& operator=(const Lists&) = delete;
 
@@ -71,7 +72,7 @@ class Lists {
   // The worker, once started (tests, :checkhealth).
   const Worker* worker() const { return worker_.get(); }
 
-  // Ends the worker; `done` once its handles are closed.
+  // Ends the worker and the timer; `done` once their handles are closed (then it may go).
   void close(std::function<void()> done);
 
  private:
@@ -81,6 +82,7 @@ class Lists {
     bool sent_first = false;
   };
   void update(const std::string& job_id, std::vector<nlohmann::json> items, bool done);
+  static void on_flush(uv_timer_t* timer);
   void failed(const std::string& job_id, const std::string& error);
 
   uv_loop_t* loop_;
@@ -89,12 +91,15 @@ class Lists {
   std::string nvim_;
   core::QuickfixConfig config_;
   std::unique_ptr<Worker> worker_;
+  uv_timer_t flush_timer_{};                // runs while a list does, sends their waiting lines
   std::map<std::string, Running> running_;  // by job id
   std::map<std::string, Kept> kept_;        // by call id
   std::vector<std::unique_ptr<CallList>> ended_;
   std::map<std::string, nlohmann::json> headers_;  // by job id: the update's fixed fields
   bool failure_said_ = false;  // the worker's failure was told; again only after a success
   bool closed_ = false;
+  bool timer_open_ = true;
+  std::function<void()> on_closed_;
 };
 
 }  // namespace toolhost::quickfix

@@ -3,7 +3,9 @@
 // the host's own headless Neovim parsing with Neovim's errorformat engine.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "e2e/chat_helpers.h"
 #include "e2e/nvim_harness.h"
@@ -244,6 +246,54 @@ TEST(Quickfix, ACommandWithoutAKnownFormatGetsNoList) {
   nvim.lua("require('toolhost.host').call('toolhost.ping', {}, function() vim.g.pinged = 1 end)");
   EXPECT_EQ(nvim.lua("return vim.wait(5000, function() return vim.g.pinged == 1 end, 10)"), true);
   EXPECT_EQ(toolhost_lists(nvim), 0);
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
+
+namespace toolhost::e2e {
+namespace {
+
+// A 10,000-line gcc log over 100 files (5,000 diagnostics, each with a context line), printed
+// by make: every item reaches the list, and the test reports the time from the job's end (as
+// Neovim heard of it) to the list complete, and the worker's start-up from the host's log.
+TEST(QuickfixLoad, ATenThousandLineLogIsWholeInTheListSoonAfterTheJobEnds) {
+  NvimHarness nvim(json{{"quickfix", {{"max_items", 100000}, {"diagnostics", false}}}});
+  int64_t chat = open_build_chat(nvim);
+  (void)chat;
+  {
+    std::ofstream log(nvim.temp_dir() + "/big.log");
+    for (int i = 1; i <= 5000; ++i) {
+      log << "src/f" << i % 100 << ".c:" << i << ":3: warning: unused variable 'v" << i
+          << "' [-Wunused-variable]\n"
+          << "  " << i << " |   int v" << i << ";\n";
+    }
+  }
+  std::ofstream(nvim.temp_dir() + "/Makefile") << "all:\n\t@cat big.log >&2\n";
+  nvim.lua(R"lua(
+    vim.api.nvim_create_autocmd("User", { pattern = "ToolhostJobFinished", callback = function()
+      _G.qf_job_end = vim.loop.hrtime()
+    end })
+    vim.api.nvim_create_autocmd("QuickFixCmdPost", { pattern = "toolhost", callback = function()
+      local lists = require("toolhost").quickfix_lists()
+      if lists[#lists] and lists[#lists].done and not _G.qf_complete then
+        _G.qf_complete = vim.loop.hrtime()
+      end
+    end })
+  )lua");
+  json done = run_build(nvim);
+  json list = list_of(nvim, done["job"]);
+  ASSERT_TRUE(list.is_object());
+  EXPECT_EQ(list["items"].size(), 5000u);
+  EXPECT_EQ(list["items"][4999]["lnum"], 5000);
+  const double ms = nvim.lua("return (_G.qf_complete - _G.qf_job_end) / 1e6").get<double>();
+  std::string startup;
+  std::ifstream host_log(nvim.temp_dir() + "/XDG_CACHE_HOME/nvim/toolhost/toolhost.log");
+  for (std::string line; std::getline(host_log, line);) {
+    if (line.find("errorformat worker") != std::string::npos) startup = line;
+  }
+  std::printf("[quickfix] 10,000 lines, 5,000 items: job end -> list complete %.1f ms; %s\n", ms,
+              startup.c_str());
 }
 
 }  // namespace

@@ -144,6 +144,7 @@ TEST_F(QuickfixCallList, AMultiLineEntrySplitBetweenAppendsIsOneItem) {
   auto parse = list(cargo);
   parse->output(1, "error[E0425]: cannot find value `y` in this scope\n");
   ASSERT_TRUE(loop_.run_until([&] { return updates_ > 0; }));
+  parse->flush();
   parse->output(1, " --> a.c:4:13\n  |\n4 |     let x = y;\n  |             ^ not found\n\n");
   parse->finish();
   ASSERT_TRUE(wait_done());
@@ -205,7 +206,10 @@ TEST_F(QuickfixCallList, ManyChunksOfALongLogAllArrive) {
     block += (i % 2 ? "a.c:" : "b.c:") + std::to_string(i) + ":1: warning: w" + std::to_string(i) +
              "\n  some context line\n";
   }
-  for (size_t at = 0; at < block.size(); at += 4096) parse->output(1, block.substr(at, 4096));
+  for (size_t at = 0; at < block.size(); at += 4096) {
+    parse->output(1, block.substr(at, 4096));
+    loop_.poll();
+  }
   parse->finish();
   ASSERT_TRUE(wait_done());
   ASSERT_EQ(items_.size(), 5000u);

@@ -90,6 +90,7 @@ TEST_P(QuickfixRecordedLog, NeovimsItemsArriveWhateverTheChunks) {
   // Seven bytes at a time: lines and multi-line entries cut everywhere.
   for (size_t at = 0; at < log.size(); at += 7) {
     list.output(1, std::string_view(log).substr(at, 7));
+    list.flush();  // each piece its own append when the last one is answered
     loop_.poll();
   }
   list.finish();
