@@ -298,3 +298,41 @@ TEST(QuickfixLoad, ATenThousandLineLogIsWholeInTheListSoonAfterTheJobEnds) {
 
 }  // namespace
 }  // namespace toolhost::e2e
+
+namespace toolhost::e2e {
+namespace {
+
+// The list fills while the job runs: gcc's items are there while make still waits (on a
+// `tail -f`), and the list completes when the job is canceled.
+TEST(QuickfixStreaming, ItemsArriveWhileTheJobStillRuns) {
+  NvimHarness nvim;
+  open_build_chat(nvim);
+  std::ofstream(nvim.temp_dir() + "/Makefile")
+      << "all:\n\t-gcc -Wall -c a.c -o /dev/null\n\t@tail -f /dev/null\n";
+  nvim.listen("qf_running");
+  nvim.lua(R"lua(
+    local chan = ...
+    vim.api.nvim_create_autocmd("QuickFixCmdPost", { pattern = "toolhost", callback = function()
+      local lists = require("toolhost").quickfix_lists()
+      local last = lists[#lists]
+      local job = last and require("toolhost.ui").jobs[last.job]
+      if last and #last.items > 0 and job and job.status == "running" and not _G.told_running then
+        _G.told_running = true
+        vim.rpcnotify(chan, "qf_running", { job = last.job, items = #last.items })
+      end
+    end })
+  )lua",
+           json::array({nvim.channel()}));
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
+  nvim.command("ToolRun");
+  json running = nvim.wait_for("qf_running");
+  // The last item waits for a next line or the end: a `%C` line may still complete it.
+  EXPECT_EQ(running["items"], 2);
+  nvim.command("ToolCancel " + running["job"].get<std::string>());
+  json done = nvim.wait_for("qf_done");
+  EXPECT_EQ(done["job"], running["job"]);
+  EXPECT_EQ(list_of(nvim, done["job"])["items"].size(), 3u);
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
