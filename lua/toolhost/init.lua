@@ -80,6 +80,8 @@ function M.attach(buf)
     callback = function()
       host.forget(buf)
       require("toolhost.ui").forget_buffer(buf)
+      -- The chat is gone: so are its calls' build diagnostics (their lists stay, as :make's).
+      require("toolhost.quickfix").forget_buffer(buf)
     end,
   })
   return true

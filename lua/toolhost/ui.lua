@@ -343,7 +343,6 @@ function M.forget_buffer(buf)
   end
   refresh.forget(buf)
   blocks.drop(buf)
-  require("toolhost.quickfix").forget_buffer(buf)
 end
 
 -- The call id whose block covers `row` (0-based), if any.

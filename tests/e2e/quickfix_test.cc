@@ -191,6 +191,18 @@ TEST(Quickfix, ARerunReplacesTheListAndItsDiagnostics) {
   EXPECT_EQ(qf_diagnostics(nvim, "sub/b.c").size(), 2u);
 }
 
+TEST(Quickfix, WipingTheChatClearsItsCallsDiagnosticsAndKeepsTheList) {
+  NvimHarness nvim;
+  int64_t chat = open_build_chat(nvim);
+  json done = run_build(nvim);
+  EXPECT_EQ(qf_diagnostics(nvim, "a.c").size(), 3u);
+  nvim.command("enew");
+  nvim.command("bwipeout! " + std::to_string(chat));
+  EXPECT_EQ(qf_diagnostics(nvim, "a.c").size(), 0u);
+  EXPECT_EQ(qf_diagnostics(nvim, "sub/b.c").size(), 0u);
+  EXPECT_EQ(list_of(nvim, done["job"])["items"].size(), 5u);
+}
+
 TEST(Quickfix, ToolQuickfixOpensTheListAndRecreatesOnePushedOffTheStack) {
   NvimHarness nvim;
   open_build_chat(nvim);
