@@ -110,11 +110,20 @@ void Lists::update(const std::string& job_id, std::vector<nlohmann::json> items,
   if (it == running_.end()) return;
   Running& running = it->second;
   nlohmann::json message = headers_[job_id];
+  if (!running.sent_first && running.failed) {
+    // The worker never made its list: the editor has nothing to make either.
+    headers_.erase(job_id);
+    ended_.push_back(std::move(running.list));
+    running_.erase(it);
+    if (running_.empty()) uv_timer_stop(&flush_timer_);
+    return;
+  }
   if (!running.sent_first) {
     // The call's list from now on (a re-run's replaces the one before).
     kept_[running.call_id] = Kept{job_id, message["title"], {}, false};
     message["first"] = true;
     running.sent_first = true;
+    failure_said_ = false;  // the worker works again: its next failure is news
   }
   Kept& kept = kept_[running.call_id];
   if (kept.job_id == job_id) {
@@ -124,18 +133,25 @@ void Lists::update(const std::string& job_id, std::vector<nlohmann::json> items,
   message["items"] = std::move(items);
   message["done"] = done;
   if (done) {
-    failure_said_ = false;
     headers_.erase(job_id);
     // It may be running this callback: destroyed at the next call from outside.
     ended_.push_back(std::move(running.list));
     running_.erase(it);
-    if (running_.empty()) uv_timer_stop(&flush_timer_);
+    if (running_.empty()) {
+      uv_timer_stop(&flush_timer_);
+      // Idle: the worker drops its lists and buffers (a call's parse costs what its own files
+      // cost, not what every earlier call's did). A list that starts meanwhile is made after
+      // this, on the same pipe.
+      worker_->exec_lua(worker_lua::kReset, nlohmann::json::array(),
+                        [](const std::string&, nlohmann::json) {});
+    }
   }
   if (message.contains("first") || !message["items"].empty() || done) send_(std::move(message));
 }
 
 void Lists::failed(const std::string& job_id, const std::string& error) {
   log::warn("quickfix: no list for " + job_id + ": " + error);
+  if (auto it = running_.find(job_id); it != running_.end()) it->second.failed = true;
   if (failure_said_) return;
   failure_said_ = true;
   notify_("toolhost: no quickfix list for " + job_id + ": " + error);

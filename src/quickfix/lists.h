@@ -69,8 +69,10 @@ class Lists {
     bool done = false;
   };
   const Kept* kept(const std::string& call_id) const;
+  // Jobs whose list is still being parsed.
+  size_t running() const { return running_.size(); }
   // The worker, once started (tests, :checkhealth).
-  const Worker* worker() const { return worker_.get(); }
+  Worker* worker() { return worker_.get(); }
 
   // Ends the worker and the timer; `done` once their handles are closed (then it may go).
   void close(std::function<void()> done);
@@ -80,6 +82,7 @@ class Lists {
     std::string call_id;
     std::unique_ptr<CallList> list;
     bool sent_first = false;
+    bool failed = false;
   };
   void update(const std::string& job_id, std::vector<nlohmann::json> items, bool done);
   static void on_flush(uv_timer_t* timer);

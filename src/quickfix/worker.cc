@@ -62,11 +62,18 @@ std::string Worker::start() {
   if (rc != 0) {
     ::close(to_nvim[1]);
     ::close(from_nvim[0]);
-    // uv_spawn leaves a handle to close even when it fails.
-    uv_close(reinterpret_cast<uv_handle_t*>(&process_), nullptr);
-    return "cannot start " + nvim_ + ": " + uv_strerror(rc);
+    // uv_spawn leaves a handle to close even when it fails; until it is closed, requests
+    // get this error (exec_lua).
+    process_open_ = true;
+    uv_close(reinterpret_cast<uv_handle_t*>(&process_), [](uv_handle_t* handle) {
+      static_cast<Worker*>(handle->data)->process_open_ = false;
+    });
+    last_error_ = "cannot start " + nvim_ + ": " + uv_strerror(rc);
+    return last_error_;
   }
   process_open_ = true;
+  child_alive_ = true;
+  last_error_.clear();
   pid_ = process_.pid;
   ++starts_;
   peer_ = std::make_unique<rpc::Peer>(loop_);
@@ -97,7 +104,10 @@ void Worker::exec_lua(const std::string& code, const nlohmann::json& args, Done 
   if (!peer_ || !peer_->is_open()) {
     // The last one's process handle is still closing (it died a moment ago): this request
     // fails, the next one starts a new worker.
-    if (process_open_) return done("the errorformat worker is restarting", nullptr);
+    if (process_open_) {
+      return done(last_error_.empty() ? "the errorformat worker is restarting" : last_error_,
+                  nullptr);
+    }
     std::string error = start();
     if (!error.empty()) return done(error, nullptr);
   }
@@ -110,6 +120,7 @@ void Worker::exec_lua(const std::string& code, const nlohmann::json& args, Done 
 
 void Worker::stopped(const std::string& reason) {
   if (!peer_) return;
+  last_error_ = "the errorformat worker stopped: " + reason;
   if (reason != "closed") log::warn("quickfix: errorformat worker gone: " + reason);
   retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
                                 [](const auto& peer) { return peer->is_closed(); }),
@@ -117,13 +128,13 @@ void Worker::stopped(const std::string& reason) {
   // Retired before it is closed: its close calls this again (on_close), which finds no Peer.
   retired_.push_back(std::move(peer_));
   retired_.back()->close(reason);
-  if (process_open_) {
+  if (child_alive_) {
     // Its stdin is closed now: a healthy nvim exits at once; one that does not is killed.
     uv_timer_start(
         &kill_timer_,
         [](uv_timer_t* timer) {
           auto* self = static_cast<Worker*>(timer->data);
-          if (self->process_open_) uv_process_kill(&self->process_, SIGKILL);
+          if (self->child_alive_) uv_process_kill(&self->process_, SIGKILL);
         },
         kKillAfterMs, 0);
   }
@@ -131,6 +142,7 @@ void Worker::stopped(const std::string& reason) {
 
 void Worker::on_exit(uv_process_t* process, int64_t, int) {
   auto* self = static_cast<Worker*>(process->data);
+  self->child_alive_ = false;
   uv_close(reinterpret_cast<uv_handle_t*>(process),
            [](uv_handle_t* handle) { static_cast<Worker*>(handle->data)->process_open_ = false; });
   if (self->peer_) self->stopped("the worker exited");
@@ -141,7 +153,7 @@ void Worker::close(std::function<void()> done) {
   on_closed_ = std::move(done);
   if (peer_) stopped("closed");
   uv_timer_stop(&kill_timer_);
-  if (process_open_) uv_process_kill(&process_, SIGKILL);
+  if (child_alive_) uv_process_kill(&process_, SIGKILL);
   // One timer watches the handles close, then closes itself: the last close callback of the
   // Worker is the timer's.
   uv_timer_start(&kill_timer_, on_close_tick, 1, 1);

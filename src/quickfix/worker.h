@@ -38,7 +38,7 @@ class Worker {
   // every handle is closed. No request afterwards.
   void close(std::function<void()> done);
 
-  bool running() const { return process_open_; }
+  bool running() const { return child_alive_; }
   pid_t pid() const { return pid_; }
   // From spawn to the first answer (the prelude's), in ms; 0 until then.
   double startup_ms() const { return startup_ms_; }
@@ -59,6 +59,9 @@ class Worker {
   std::string prelude_;
   uv_process_t process_{};
   bool process_open_ = false;  // the handle is open (closed in on_exit)
+  // Spawned and not yet exited: only then is there a pid to signal (a failed spawn's is 0,
+  // and kill(0) would signal the host's own process group).
+  bool child_alive_ = false;
   pid_t pid_ = 0;
   std::unique_ptr<rpc::Peer> peer_;
   uv_timer_t kill_timer_{};
@@ -67,6 +70,7 @@ class Worker {
   uint64_t spawned_ns_ = 0;
   double startup_ms_ = 0;
   int starts_ = 0;
+  std::string last_error_;  // why the last one failed or stopped
   // Old Peers whose pipes are still closing: destroyed once closed.
   std::vector<std::unique_ptr<rpc::Peer>> retired_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -64,8 +64,22 @@ function M.append(id, dir, efm, lines, from, final)
   end
   return { items = out, next = math.max(last + 1, from) }
 end
+
+-- Nothing is being parsed: the lists and every buffer their file names made go, so that a
+-- long session's parses do not slow down on the buffers of earlier ones.
+function M.reset()
+  vim.fn.setqflist({}, "f")
+  local current = vim.api.nvim_get_current_buf()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if buf ~= current then
+      pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    end
+  end
+  return #vim.api.nvim_list_bufs()
+end
 )lua";
 
+const char* const kReset = "return toolhost_qf.reset()";
 const char* const kOpen = "return toolhost_qf.open(...)";
 const char* const kAppend = "return toolhost_qf.append(...)";
 

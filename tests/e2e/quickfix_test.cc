@@ -348,3 +348,33 @@ TEST(QuickfixStreaming, ItemsArriveWhileTheJobStillRuns) {
 
 }  // namespace
 }  // namespace toolhost::e2e
+
+namespace toolhost::e2e {
+namespace {
+
+// A worker that cannot start: the call runs and gets its result, no list is made, and one
+// message says why.
+TEST(QuickfixWorker, AWorkerThatCannotStartMeansNoListAndOneMessage) {
+  NvimHarness nvim;
+  nvim.forward_notify();
+  nvim.forward_user_event("ToolhostJobFinished");
+  open_build_chat(nvim);
+  nvim.lua(R"lua(
+    local host = require("toolhost.host")
+    local args = host.setup_args()
+    args.progpath = "/nonexistent/nvim"
+    vim.rpcnotify(assert(host.ensure()), "toolhost.setup", args)
+  )lua");
+  nvim.lua("vim.api.nvim_win_set_cursor(0, {6, 0})");
+  nvim.command("ToolRun");
+  json notice = nvim.wait_for("notify");
+  EXPECT_NE(notice.dump().find("no quickfix list for th-"), std::string::npos) << notice.dump();
+  EXPECT_NE(notice.dump().find("cannot start /nonexistent/nvim"), std::string::npos)
+      << notice.dump();
+  json finished = nvim.wait_for("ToolhostJobFinished");
+  EXPECT_EQ(finished["status"], "failed");
+  EXPECT_EQ(toolhost_lists(nvim), 0);
+}
+
+}  // namespace
+}  // namespace toolhost::e2e
