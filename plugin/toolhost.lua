@@ -28,6 +28,9 @@ end, { bang = true, desc = "List this project's toolhost jobs, history included 
 command("ToolOutput", function(opts)
   require("toolhost.output_view").open(opts.args ~= "" and opts.args or nil)
 end, { nargs = "?", desc = "Show a job's full output (the call under the cursor, or a job id)" })
+command("ToolQuickfix", function(opts)
+  th().quickfix(opts.args ~= "" and opts.args or nil)
+end, { nargs = "?", desc = "Open a call's quickfix list (a job or call id; none: the latest)" })
 command("ToolMcp", function(opts)
   require("toolhost.mcp_view").command(opts.args)
 end, {

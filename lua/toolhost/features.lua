@@ -12,6 +12,9 @@ return {
   has_autocmd_data = api_level >= 10,
   -- vim.diagnostic's `virtual_text` is off unless configured (0.11); on before.
   diagnostic_virtual_text_off_by_default = api_level >= 13,
+  -- Diagnostics set on a buffer not loaded yet are shown when it is opened (0.12); before, only
+  -- a vim.diagnostic.show() after it is read shows them (quickfix_diagnostics.lua).
+  diagnostic_shown_on_load = api_level >= 14,
   -- stdpath("state") (0.8); 0.7 keeps state under stdpath("data").
   has_stdpath_state = api_level >= 10,
 }

@@ -134,6 +134,14 @@ local function announce_project_changes()
   })
 end
 
+-- What toolhost.setup carries: the host's options, and this Neovim's binary, which the host
+-- runs as its errorformat worker (the user's own, whatever PATH holds).
+function M.setup_args()
+  local args = config.for_host()
+  args.progpath = vim.v.progpath
+  return args
+end
+
 -- Returns the channel, starting the host if needed; nil and an error text when it cannot.
 function M.ensure()
   if state.chan then
@@ -190,7 +198,7 @@ function M.ensure()
     end,
   })
   require("toolhost.mcp_trust").announce(job) -- before setup: the project's MCP files count
-  vim.rpcnotify(job, "toolhost.setup", config.for_host())
+  vim.rpcnotify(job, "toolhost.setup", M.setup_args())
   require("toolhost.agents").announce(job)
   announce_project_changes()
   return job

@@ -12,7 +12,7 @@ function M.setup(opts)
     return false
   end
   if host.running() then
-    vim.rpcnotify(host.channel(), "toolhost.setup", config.for_host())
+    vim.rpcnotify(host.channel(), "toolhost.setup", host.setup_args())
   end
   require("toolhost.reply").listen(config.options.auto_run_events)
   return true
@@ -80,6 +80,8 @@ function M.attach(buf)
     callback = function()
       host.forget(buf)
       require("toolhost.ui").forget_buffer(buf)
+      -- The chat is gone: so are its calls' build diagnostics (their lists stay, as :make's).
+      require("toolhost.quickfix").forget_buffer(buf)
     end,
   })
   return true
@@ -271,8 +273,6 @@ function M.output(id, since, callback)
   end)
 end
 
--- e.g. "⟳2 ?1 ✓5 ✗1"; empty when nothing ran. Counts the jobs of this Neovim's buffers, not
--- the whole history that jobs() lists, and the calls awaiting approval.
 -- A quickfix list (`arg`: a call's job id or a list number; nil: the current list) added to
 -- the chat as the user's message (:ToolSendQuickfix).
 function M.send_quickfix(arg)
@@ -285,6 +285,19 @@ function M.send_diagnostics(scope)
   return require("toolhost.send_to_chat").send_diagnostics(scope)
 end
 
+-- A call's quickfix list made current and opened (:ToolQuickfix): `id` a job id ("th-3") or a
+-- call id; nil, the latest list toolhost filled. False when there is none.
+function M.quickfix(id)
+  return require("toolhost.quickfix").open(id)
+end
+
+-- The calls with a quickfix list, the latest last: { call, job, title, items, done }.
+function M.quickfix_lists()
+  return require("toolhost.quickfix").list()
+end
+
+-- e.g. "⟳2 ?1 ✓5 ✗1"; empty when nothing ran. Counts the jobs of this Neovim's buffers, not
+-- the whole history that jobs() lists, and the calls awaiting approval.
 function M.statusline()
   local running, ok, failed = 0, 0, 0
   local awaiting = require("toolhost.ui").awaiting_count()

@@ -286,7 +286,7 @@ local entries = {
     default = {},
     host = true,
     to_host = tools_for_host,
-    description = "Custom tools: name = { cmd | cmds | fn, params, auto_accept, timeout_ms, cwd, env, description }.",
+    description = "Custom tools: name = { cmd | cmds | fn, params, auto_accept, timeout_ms, cwd, env, description, quickfix }.",
   },
   {
     name = "output",
@@ -325,6 +325,43 @@ local entries = {
         type = T.count,
         default = 64 * 1024 * 1024,
         description = "Size cap of each job's log file.",
+      },
+    },
+  },
+  {
+    name = "quickfix",
+    host = true,
+    description = "Build and test output into a quickfix list per call, and diagnostics (:help toolhost-quickfix).",
+    fields = {
+      {
+        name = "enabled",
+        type = T.boolean,
+        default = true,
+        description = "A call whose command has a known errorformat gets a list.",
+      },
+      {
+        name = "diagnostics",
+        type = T.boolean,
+        default = true,
+        description = "Its items are diagnostics in their files too, in a namespace per call.",
+      },
+      {
+        name = "max_items",
+        type = T.count,
+        default = 1000,
+        description = "Items per call; past it, one last item names the full log.",
+      },
+      {
+        name = "max_files",
+        type = T.count,
+        default = 300,
+        description = "Distinct files per call; an item in one more ends the list the same way.",
+      },
+      {
+        name = "commands",
+        type = T.table,
+        optional = true,
+        description = 'A command\'s first word -> { efm = "..." }, { compiler = "name" } or false, over the built-in map.',
       },
     },
   },

@@ -251,15 +251,16 @@ local function send(lines)
   return buf
 end
 
--- The quickfix list `arg` names: a call's job id (the list toolhost made for it), else a list
--- number of the stack; none: the current list.
+-- The quickfix list `arg` names: a call's job id or call id (the list toolhost made for it,
+-- context.toolhost), else a list number of the stack; none: the current list.
 function M.quickfix_list(arg)
   local what = { items = 1, title = 1, context = 1, nr = 0 }
   if arg and arg ~= "" then
     local last = vim.fn.getqflist({ nr = "$" }).nr
     for nr = 1, last do
       local ctx = vim.fn.getqflist({ nr = nr, context = 1 }).context
-      if type(ctx) == "table" and type(ctx.toolhost) == "table" and tostring(ctx.toolhost.call) == arg then
+      local mine = type(ctx) == "table" and type(ctx.toolhost) == "table" and ctx.toolhost
+      if mine and (tostring(mine.job) == arg or tostring(mine.call) == arg) then
         what.nr = nr
         return vim.fn.getqflist(what)
       end

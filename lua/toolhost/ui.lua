@@ -195,6 +195,9 @@ local function list_steps(batches, list)
       -- Only a running job's first record may read /proc (update_job).
       list.glued[steps[#steps]] = job.status ~= "running" or nil
     end
+    for _, update in ipairs(batch.quickfix or {}) do
+      require("toolhost.quickfix").steps(steps, update)
+    end
     steps[#steps + 1] = function()
       batch_callbacks(batch, list)
     end

@@ -133,6 +133,34 @@ Result<bool> sandbox_from_json(const nlohmann::json& options, SandboxConfig& out
   return true;
 }
 
+// `quickfix`: enabled, diagnostics, max_items, max_files, commands (word -> format).
+Result<bool> quickfix_from_json(const nlohmann::json& options, QuickfixConfig& out) {
+  for (const char* flag : {"enabled", "diagnostics"}) {
+    if (!options.contains(flag) || options[flag].is_null()) continue;
+    if (!options[flag].is_boolean())
+      return error(std::string("quickfix.") + flag + ": expected a boolean");
+    (std::string(flag) == "enabled" ? out.enabled : out.diagnostics) = options[flag].get<bool>();
+  }
+  Reader reader("quickfix.");
+  reader.read(options, "max_items", out.max_items);
+  reader.read(options, "max_files", out.max_files);
+  if (!reader.error().empty()) return error(reader.error());
+  if (out.max_items == 0 || out.max_files == 0) {
+    return error("quickfix: max_items and max_files: expected a whole number > 0");
+  }
+  if (options.contains("commands") && !options["commands"].is_null()) {
+    const auto& commands = options["commands"];
+    if (commands.is_array() && commands.empty()) return true;  // Lua's {}
+    if (!commands.is_object()) return error("quickfix.commands: expected a table");
+    for (const auto& [word, value] : commands.items()) {
+      auto format = quickfix_format_from_json(value, "quickfix.commands." + word);
+      if (!format) return error(format.error());
+      out.commands.emplace_back(word, *format);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<Config> config_from_json(const nlohmann::json& options) {
@@ -195,6 +223,9 @@ Result<Config> config_from_json(const nlohmann::json& options) {
   if (auto sandbox = sandbox_from_json(options, config.sandbox); !sandbox) {
     return error(sandbox.error());
   }
+  if (auto quickfix = quickfix_from_json(nested("quickfix"), config.quickfix); !quickfix) {
+    return error(quickfix.error());
+  }
   if (config.max_concurrent < 1) return error("max_concurrent: expected a number > 0");
   if (config.job_nice < 0 || config.job_nice > defaults::kMaxNice) {
     return error("job_nice: expected a number from 0 to 19");
@@ -227,6 +258,17 @@ nlohmann::json config_to_json(const Config& config) {
   json["sandbox"] = config.sandbox.mode == SandboxMode::Auto ? "auto" : "off";
   json["sandbox_approved"] = config.sandbox.approved;
   json["sandbox_writable"] = config.sandbox.writable;
+  json["quickfix"] = {{"enabled", config.quickfix.enabled},
+                      {"diagnostics", config.quickfix.diagnostics},
+                      {"max_items", config.quickfix.max_items},
+                      {"max_files", config.quickfix.max_files}};
+  if (!config.quickfix.commands.empty()) {
+    nlohmann::json commands = nlohmann::json::object();
+    for (const auto& [word, format] : config.quickfix.commands) {
+      commands[word] = quickfix_format_to_json(format);
+    }
+    json["quickfix"]["commands"] = commands;
+  }
   if (config.sandbox.secrets) json["sandbox_secrets"] = *config.sandbox.secrets;
   if (config.allow_commands) {
     nlohmann::json commands = nlohmann::json::array();

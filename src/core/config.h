@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/custom_tool.h"
@@ -30,6 +31,10 @@ constexpr size_t kStreamLines = 15;
 constexpr uint64_t kStreamIntervalMs = 100;
 constexpr uint64_t kLogMaxBytes = 64ull * 1024 * 1024;
 constexpr size_t kHistoryMax = 500;
+// Per call's quickfix list (issue #39): a compiler that prints more is cut there, and the list
+// ends with the path of the full log.
+constexpr size_t kQuickfixMaxItems = 1000;
+constexpr size_t kQuickfixMaxFiles = 300;
 }  // namespace defaults
 
 struct OutputConfig {
@@ -59,9 +64,20 @@ struct SandboxConfig {
   // `sandbox`: "auto" runs every terminal command auto-run starts in the kernel sandbox when
   // it is available (on or off the allow-list); "off" keeps the allow-list rule alone.
   SandboxMode mode = SandboxMode::Auto;
-  bool approved = false;               // `sandbox_approved`: what you approve runs sandboxed too
-  std::vector<std::string> writable;   // `sandbox_writable`: more writable roots (build caches)
+  bool approved = false;              // `sandbox_approved`: what you approve runs sandboxed too
+  std::vector<std::string> writable;  // `sandbox_writable`: more writable roots (build caches)
   std::optional<std::vector<std::string>> secrets;  // `sandbox_secrets`: unset = the defaults
+};
+
+// `quickfix` (|toolhost-quickfix|): build and test output into a quickfix list per call and
+// diagnostics. `diagnostics` is Lua's (it sets them); the host sends it along in each update.
+struct QuickfixConfig {
+  bool enabled = true;
+  bool diagnostics = true;
+  size_t max_items = defaults::kQuickfixMaxItems;
+  size_t max_files = defaults::kQuickfixMaxFiles;
+  // `commands`: a command's first word -> its format, over the built-in map.
+  std::vector<std::pair<std::string, QuickfixFormat>> commands;
 };
 
 struct Config {
@@ -79,6 +95,7 @@ struct Config {
   bool auto_accept_edits = false;
   std::vector<CustomTool> tools;
   SandboxConfig sandbox;
+  QuickfixConfig quickfix;
 };
 
 // Reads what is present in `options` over the defaults; absent or null keys keep them. A value

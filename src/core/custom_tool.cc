@@ -7,8 +7,9 @@
 namespace toolhost::core {
 namespace {
 
-constexpr const char* kKeys[] = {"cmd", "cmds", "shell", "fn",  "params",      "auto_accept",
-                                 "timeout_ms", "cwd", "env", "description", "sandbox"};
+constexpr const char* kKeys[] = {"cmd",    "cmds",        "shell",      "fn",
+                                 "params", "auto_accept", "timeout_ms", "cwd",
+                                 "env",    "description", "sandbox",    "quickfix"};
 
 bool is_strings(const nlohmann::json& value) {
   return value.is_array() && !value.empty() &&
@@ -92,8 +93,8 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
   }
   if (has("env")) {
     // Lua sends an empty table as an empty list.
-    const auto& env = spec["env"].is_array() && spec["env"].empty() ? nlohmann::json::object()
-                                                                      : spec["env"];
+    const auto& env =
+        spec["env"].is_array() && spec["env"].empty() ? nlohmann::json::object() : spec["env"];
     if (!env.is_object()) return bad("env", "a table of strings");
     for (const auto& [key, value] : env.items()) {
       if (!value.is_string() || key.empty() || key.find('=') != std::string::npos) {
@@ -116,6 +117,11 @@ Result<CustomTool> read_tool(const std::string& name, const nlohmann::json& spec
   if (has("sandbox")) {
     if (!spec["sandbox"].is_boolean()) return bad("sandbox", "a boolean");
     tool.sandbox = spec["sandbox"].get<bool>();
+  }
+  if (has("quickfix")) {
+    auto format = quickfix_format_from_json(spec["quickfix"], at + ".quickfix");
+    if (!format) return error(format.error());
+    tool.quickfix = *format;
   }
   if (has("params")) {
     const auto& params = spec["params"].is_array() && spec["params"].empty()
@@ -210,6 +216,7 @@ nlohmann::json custom_tool_to_json(const CustomTool& tool) {
                             : nlohmann::json(tool.auto_accept == CustomTool::AutoAccept::Yes);
   if (tool.timeout_ms) json["timeout_ms"] = *tool.timeout_ms;
   if (!tool.sandbox) json["sandbox"] = false;
+  if (tool.quickfix) json["quickfix"] = quickfix_format_to_json(*tool.quickfix);
   if (!tool.cwd.empty()) json["cwd"] = tool.cwd;
   if (!tool.description.empty()) json["description"] = tool.description;
   if (!tool.env.empty()) {
@@ -218,6 +225,38 @@ nlohmann::json custom_tool_to_json(const CustomTool& tool) {
     json["env"] = env;
   }
   return json;
+}
+
+Result<QuickfixFormat> quickfix_format_from_json(const nlohmann::json& value,
+                                                 const std::string& at) {
+  QuickfixFormat format;
+  if (value.is_boolean() && !value.get<bool>()) {
+    format.off = true;
+    return format;
+  }
+  const auto bad = error(at + ": expected { efm = \"...\" }, { compiler = \"name\" } or false");
+  if (!value.is_object() || value.size() != 1) return bad;
+  if (value.contains("efm") && value["efm"].is_string() &&
+      !value["efm"].get<std::string>().empty()) {
+    format.efm = value["efm"].get<std::string>();
+  } else if (value.contains("compiler") && value["compiler"].is_string()) {
+    format.compiler = value["compiler"].get<std::string>();
+    // A `:compiler` argument: a plugin's file name, nothing a command line could run.
+    if (format.compiler.empty() ||
+        !std::all_of(format.compiler.begin(), format.compiler.end(),
+                     [](char c) { return is_name_char(c) || c == '.'; })) {
+      return bad;
+    }
+  } else {
+    return bad;
+  }
+  return format;
+}
+
+nlohmann::json quickfix_format_to_json(const QuickfixFormat& format) {
+  if (format.off) return false;
+  if (!format.compiler.empty()) return {{"compiler", format.compiler}};
+  return {{"efm", format.efm}};
 }
 
 }  // namespace toolhost::core

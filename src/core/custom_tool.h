@@ -14,6 +14,18 @@
 
 namespace toolhost::core {
 
+// Which errorformat parses a tool's output into its quickfix list (|toolhost-quickfix|): an
+// 'errorformat' value, or the name of one of Neovim's `:compiler` plugins; `off`: no list.
+struct QuickfixFormat {
+  std::string efm;
+  std::string compiler;
+  bool off = false;
+};
+// `{ efm = "..." }`, `{ compiler = "cargo" }` or `false`; the error names `at`.
+Result<QuickfixFormat> quickfix_format_from_json(const nlohmann::json& value,
+                                                 const std::string& at);
+nlohmann::json quickfix_format_to_json(const QuickfixFormat& format);
+
 struct CustomParam {
   std::string name;
   bool required = false;
@@ -38,6 +50,8 @@ struct CustomTool {
   std::vector<std::pair<std::string, std::string>> env;
   // `sandbox = false`: what auto-run starts of it runs outside the kernel sandbox (issue #38).
   bool sandbox = true;
+  // `quickfix`: how its output is parsed into a quickfix list; unset: by its command's name.
+  std::optional<QuickfixFormat> quickfix;
 };
 
 // An argv template element cut at its placeholders. `${name}` (name: letters, digits, `_`,

@@ -66,7 +66,10 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
           [this](const std::string& server, const mcp::ElicitationRequest& request,
                  std::function<void(mcp::ElicitationAnswer)> answer) {
             elicitations_.ask(server, request, std::move(answer));
-          }) {
+          }),
+      quickfix_(
+          loop, [this](nlohmann::json update) { feedback_.quickfix(std::move(update)); },
+          [this](const std::string& message) { feedback_.notify(message, "warn"); }) {
   uv_timer_init(loop_, &ticker_);
   ticker_.data = this;
 }
@@ -189,6 +192,11 @@ Host::Reply Host::setup(const nlohmann::json& args) {
   configure_mcp(args.is_object() ? args.value("mcp", nlohmann::json()) : nlohmann::json());
   rebuild_tools();
   engine_.set_options(jobs::with_config(engine_.options(), config_));
+  // The worker that parses build output is the user's own Neovim binary (v:progpath).
+  if (args.is_object() && args.value("progpath", nlohmann::json()).is_string()) {
+    quickfix_.set_nvim(args["progpath"].get<std::string>());
+  }
+  quickfix_.set_config(config_.quickfix);
   uv_timer_set_repeat(&ticker_, std::max<uint64_t>(10, config_.output.stream_interval_ms));
   // Lua's job mirror (toolhost.jobs(), statusline) starts from what the host knows, history
   // included, so it lists the same jobs as jobs.list also right after a restart.
@@ -371,7 +379,7 @@ void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
   // Both at once: the engine's end of a running MCP call tells its server (cancelled) while
   // the servers are still there; they close when told to stop, and what is left of them after
   // the grace is killed (the process exits soon after: no server may outlive it).
-  auto left = std::make_shared<int>(2);
+  auto left = std::make_shared<int>(3);
   auto one_done = [this, left, done = std::move(done)] {
     if (--*left > 0) return;
     feedback_.close();
@@ -382,6 +390,7 @@ void Host::shutdown(uint64_t grace_ms, std::function<void()> done) {
   };
   engine_.shutdown(grace_ms, one_done);
   mcp_.servers().shutdown(one_done, grace_ms);
+  quickfix_.close(one_done);
 }
 
 }  // namespace toolhost::server

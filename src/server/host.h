@@ -17,6 +17,7 @@
 #include "jobs/held_work.h"
 #include "mcp/project_trust.h"
 #include "nvim/api.h"
+#include "quickfix/lists.h"
 #include "rpc/peer.h"
 #include "server/agent_hub.h"
 #include "server/buffer_reads.h"
@@ -144,6 +145,7 @@ class Host {
   AgentHub agents_;
   Elicitations elicitations_;  // before mcp_: its servers' questions wait here
   McpTools mcp_;
+  quickfix::Lists quickfix_;  // build and test output into quickfix lists (issue #39)
   nlohmann::json mcp_options_;   // setup()'s `mcp`
   bool mcp_configured_ = false;  // setup() ran
   bool sandbox_announced_ = false;

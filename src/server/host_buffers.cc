@@ -36,8 +36,8 @@ Host::Reply Host::attach(const nlohmann::json& raw) {
     if (!s->detached()) return ok();
     s->reattach(std::move(root), std::move(name));
   } else {
-    session::Context context{feedback_,   engine_, config_,  tools_,
-                             &lua_tools_, loop_,   &agents_, &mcp_};
+    session::Context context{feedback_, engine_,  config_, tools_,    &lua_tools_,
+                             loop_,     &agents_, &mcp_,   &quickfix_};
     auto fresh = std::make_unique<session::Session>(context, buf, std::move(root), std::move(name));
     s = fresh.get();
     sessions_.emplace(buf, std::move(fresh));

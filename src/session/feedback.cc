@@ -101,6 +101,10 @@ void Feedback::submitted(nlohmann::json done) {
   top("submitted").push_back(std::move(done));
 }
 
+void Feedback::quickfix(nlohmann::json update) {
+  top("quickfix").push_back(std::move(update));
+}
+
 void Feedback::job(nlohmann::json job) {
   top("jobs").push_back(std::move(job));
 }

@@ -73,6 +73,8 @@ class Feedback {
   void prompt(int64_t buf, nlohmann::json prompt);
   // A submitted call ended: { id, job, status, output } for the plugin's on_done.
   void submitted(nlohmann::json done);
+  // A call's quickfix list grew or ended (quickfix::Lists' updates; lua/toolhost/quickfix.lua).
+  void quickfix(nlohmann::json update);
   // A job's new state for Lua's job mirror (toolhost.jobs(), statusline); see job_entry().
   void job(nlohmann::json job);
   // Every job the host knows, replacing the mirror (sent when Lua sets the host up). It leaves

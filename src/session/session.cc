@@ -253,18 +253,23 @@ bool Session::launch(const parse::ToolCall& call, Origin origin, bool automatic,
   jobs::JobEvents events;
   const int64_t buf = buf_;
   Feedback& feedback = ctx_.feedback;
-  events.started = [&feedback, buf](const jobs::JobInfo& job) {
+  quickfix::Lists* lists = ctx_.quickfix;
+  const auto& custom_tools = ctx_.config.tools;
+  events.started = [&feedback, buf, lists, &custom_tools](const jobs::JobInfo& job) {
     feedback.job(job_entry(job, buf));
     feedback.event("ToolhostJobStarted", job_event_data(job, buf));
+    if (lists) lists->start(quickfix_start(job, custom_tools));
   };
-  events.output = [this, call_id](const jobs::JobInfo&, jobs::Stream stream,
-                                  std::string_view data) {
+  events.output = [this, call_id, lists](const jobs::JobInfo& job, jobs::Stream stream,
+                                         std::string_view data) {
+    if (lists) lists->output(job.id, stream == jobs::Stream::Stderr ? 1 : 0, data);
     if (auto found = active_.find(current_id(call_id)); found != active_.end()) {
       found->second.tail.append(stream, data);
       found->second.stream_dirty = true;
     }
   };
-  events.finished = [this, call_id](const jobs::JobInfo& job) {
+  events.finished = [this, call_id, lists](const jobs::JobInfo& job) {
+    if (lists) lists->finish(job.id);
     const std::string id = current_id(call_id);
     renamed_.erase(call_id);
     on_finished(id, job);

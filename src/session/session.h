@@ -17,6 +17,7 @@
 #include "nvim/api.h"
 #include "parse/incremental.h"
 #include "parse/types.h"
+#include "quickfix/lists.h"
 #include "results/output_tail.h"
 #include "session/feedback.h"
 #include "tools/editor.h"
@@ -53,7 +54,14 @@ struct Context {
   CallObserver* observer = nullptr;
   // The MCP servers' tools: how they run and what their policy reads (null: none).
   tools::RemoteTools* remote = nullptr;
+  // Build and test output into quickfix lists (null: none).
+  quickfix::Lists* quickfix = nullptr;
 };
+
+// What a job's quickfix list needs of it (session_quickfix.cc); `tools`: the custom tools,
+// whose own `quickfix` setting wins.
+quickfix::JobStart quickfix_start(const jobs::JobInfo& job,
+                                  const std::vector<core::CustomTool>& tools);
 
 class Session {
  public:

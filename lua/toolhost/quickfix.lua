@@ -1,0 +1,192 @@
+-- A call's quickfix list in this Neovim (issue #39): the host parses build and test output in
+-- its own headless Neovim and sends the items in its feedback batches; this applies them as
+-- slice steps (ui.lua), a chunk of items per step. One list per call, titled
+-- `toolhost: <command> (#<job id>)`, with context { toolhost = { call, job } }; a re-run
+-- replaces it in place; a new list goes at the end of the stack, and the list you were on stays
+-- the current one; the window never opens by itself. `QuickFixCmdPost toolhost` fires after
+-- each update. :ToolQuickfix makes a call's list current and opens it.
+local M = {}
+
+local api = vim.api
+local diagnostics = require("toolhost.quickfix_diagnostics")
+local unpack = table.unpack or unpack
+
+-- Items per setqflist() step: about 5 µs an item with `filename` (QUICKFIX-NOTES), so a step
+-- stays within a slice's budget.
+M.chunk = 64
+
+-- call id -> { call, job, title, id (the list's, nil once pushed off the stack), items, done,
+-- buf (the chat buffer that ran it) }
+local calls = {}
+local order = {} -- call ids, the latest update last
+
+local function touch(call)
+  for i, c in ipairs(order) do
+    if c == call then
+      table.remove(order, i)
+      break
+    end
+  end
+  order[#order + 1] = call
+end
+
+local function context(st)
+  return { toolhost = { call = st.call, job = st.job } }
+end
+
+-- Whether the list `id` is still in the stack.
+local function alive(id)
+  return id ~= nil and vim.fn.getqflist({ id = id, nr = 0 }).nr > 0
+end
+
+-- Makes list `nr` the current one without opening anything.
+local function go_to(nr)
+  local current = vim.fn.getqflist({ nr = 0 }).nr
+  if nr < current then
+    vim.cmd(("silent %dcolder"):format(current - nr))
+  elseif nr > current then
+    vim.cmd(("silent %dcnewer"):format(nr - current))
+  end
+end
+
+-- A new list at the end of the stack ({} ' ' alone would free the lists after the current
+-- one); the current list stays current (it moves down one when the stack was full).
+local function create(st, items)
+  local before = vim.fn.getqflist({ nr = 0 }).nr
+  local full = vim.fn.getqflist({ nr = "$" }).nr >= 10
+  vim.fn.setqflist({}, " ", { nr = "$", title = st.title, context = context(st), items = items or {} })
+  st.id = vim.fn.getqflist({ nr = "$", id = 0 }).id
+  if before > 0 then
+    local keep = full and before - 1 or before
+    if keep > 0 then
+      go_to(keep)
+    end
+  end
+end
+
+-- The call's list for a new job: the old one emptied and renamed, in its place, or a new one.
+local function begin(update)
+  local st = calls[update.call]
+  local buf = nil
+  local job = require("toolhost.ui").jobs[update.job]
+  if job then
+    buf = job.buf
+  end
+  diagnostics.clear(update.call)
+  if st and alive(st.id) then
+    st.job, st.title, st.items, st.done, st.buf = update.job, update.title, {}, false, buf
+    vim.fn.setqflist({}, "r", { id = st.id, items = {}, title = st.title, context = context(st) })
+  else
+    st = { call = update.call, job = update.job, title = update.title, items = {}, done = false, buf = buf }
+    calls[update.call] = st
+    create(st)
+  end
+  touch(update.call)
+end
+
+local function append(st, items)
+  for _, item in ipairs(items) do
+    st.items[#st.items + 1] = item
+  end
+  if st.id and vim.fn.setqflist({}, "a", { id = st.id, items = items }) ~= 0 then
+    st.id = nil -- pushed off the stack: recreated on request (:ToolQuickfix)
+  end
+end
+
+local function fire()
+  pcall(api.nvim_exec_autocmds, "QuickFixCmdPost", { pattern = "toolhost", modeline = false })
+end
+
+-- The steps of one update (ui.lua's list_steps).
+function M.steps(steps, update)
+  if update.first then
+    steps[#steps + 1] = function()
+      begin(update)
+    end
+  end
+  local items = update.items or {}
+  for first = 1, #items, M.chunk do
+    steps[#steps + 1] = function()
+      local st = calls[update.call]
+      if st and st.job == update.job then
+        append(st, { unpack(items, first, math.min(first + M.chunk - 1, #items)) })
+      end
+    end
+  end
+  if update.diagnostics and #items > 0 and require("toolhost.config").options.quickfix.diagnostics then
+    steps[#steps + 1] = function()
+      local st = calls[update.call]
+      if not st or st.job ~= update.job then
+        return
+      end
+      for _, buf in ipairs(diagnostics.add(update.call, update.source, items)) do
+        -- One buffer's set per step, after this one.
+        steps[#steps + 1] = function()
+          diagnostics.set(update.call, buf)
+        end
+      end
+    end
+  end
+  steps[#steps + 1] = function()
+    local st = calls[update.call]
+    if st and st.job == update.job then
+      st.done = update.done
+      fire()
+    end
+  end
+end
+
+-- The state of a call's list: by call id or job id; none: the latest.
+function M.find(id)
+  if id == nil or id == "" then
+    return calls[order[#order]]
+  end
+  if calls[id] then
+    return calls[id]
+  end
+  for _, st in pairs(calls) do
+    if st.job == id then
+      return st
+    end
+  end
+  return nil
+end
+
+-- :ToolQuickfix [id]: the call's list current and open; one pushed off the stack is made
+-- again (at the end) from the items kept here.
+function M.open(id)
+  local st = M.find(id)
+  if not st then
+    vim.notify("toolhost: no quickfix list" .. (id and id ~= "" and (" for " .. id) or ""), vim.log.levels.WARN)
+    return false
+  end
+  if alive(st.id) then
+    go_to(vim.fn.getqflist({ id = st.id, nr = 0 }).nr)
+  else
+    create(st, st.items)
+    go_to(vim.fn.getqflist({ id = st.id, nr = 0 }).nr)
+  end
+  vim.cmd("copen")
+  return true
+end
+
+-- The calls with a list, the latest last: { call, job, title, items, done, id }.
+function M.list()
+  local out = {}
+  for _, call in ipairs(order) do
+    out[#out + 1] = calls[call]
+  end
+  return out
+end
+
+-- The chat buffer `buf` is gone: its calls' diagnostics go with it (their lists stay, as
+-- :make's do).
+function M.forget_buffer(buf)
+  for call, st in pairs(calls) do
+    if st.buf == buf then
+      diagnostics.clear(call)
+    end
+  end
+end
+
+return M
