@@ -97,12 +97,14 @@ TEST(BufferRead, ABigBufferEditedWhileTheHostReadsItIsMirroredExactly) {
   nvim.lua(R"(
     local buf = vim.api.nvim_get_current_buf()
     require("toolhost.host").call("toolhost.run_all_plan", { buf = buf }, function(err, plan)
-      -- The reply's rows and the jobs say why, should a call be missing.
+      -- The reply's rows and the jobs say why, should a call be missing; an error here is
+      -- reported, not left to the wait's timeout.
+      local ok, jobs = pcall(require("toolhost").jobs)
       vim.rpcnotify(_G.test_chan, "plan", { n = plan and #plan.calls or -1, error = err,
-        reply = vim.api.nvim_buf_get_lines(buf, -14, -1, false), jobs = require("toolhost").jobs() })
+        reply = vim.api.nvim_buf_get_lines(buf, -14, -1, false), jobs = ok and jobs or tostring(jobs) })
     end)
   )");
-  json plan = nvim.wait_for("plan");
+  json plan = nvim.wait_for("plan", std::chrono::seconds(60));
   EXPECT_EQ(plan["n"], 2) << plan;
 }
 
