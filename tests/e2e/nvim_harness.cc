@@ -40,8 +40,16 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   if (::pipe2(to_nvim, O_CLOEXEC) || ::pipe2(from_nvim, O_CLOEXEC)) {
     throw std::runtime_error("pipe2 failed");
   }
+  // Not the outer make's state either: under `make test` its MAKEFLAGS (--no-print-directory)
+  // reached the jobs' own make, which then printed no "Entering directory" lines.
+  auto inherited = [](const char* variable) {
+    for (const char* name : {"XDG_RUNTIME_DIR=", "MAKEFLAGS=", "MFLAGS=", "MAKELEVEL="}) {
+      if (std::strncmp(variable, name, std::strlen(name)) == 0) return false;
+    }
+    return true;
+  };
   for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "XDG_RUNTIME_DIR=", 16) != 0) env_.emplace_back(*e);
+    if (inherited(*e)) env_.emplace_back(*e);
   }
   for (const char* name :
        {"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}) {
