@@ -221,6 +221,18 @@ struct Relay::State {
     if (rc != 0) finish(std::string("cannot end the host's input: ") + uv_strerror(rc), false);
   }
 
+  // The owed calls (`calls`: their lines are not kept) or the other owed requests, in the order
+  // the agent sent them.
+  std::vector<const Owed*> owed_in_order(bool calls) const {
+    std::vector<const Owed*> found;
+    for (const auto& [key, request] : owed) {
+      if (request.line.empty() == calls) found.push_back(&request);
+    }
+    std::sort(found.begin(), found.end(),
+              [](const Owed* a, const Owed* b) { return a->order < b->order; });
+    return found;
+  }
+
   // The host went: the relay ends, or with options.host_gone and the agent still there, the
   // calls the host owed are answered as failed after its last lines, and the agent is handed
   // over once those are written.
@@ -228,13 +240,7 @@ struct Relay::State {
     if (finishing) return;
     if (!options.host_gone || agent_input_ended) return finish(why, true);
     handing_over = true;
-    std::vector<const Owed*> calls;
-    for (const auto& [key, request] : owed) {
-      if (request.line.empty()) calls.push_back(&request);
-    }
-    std::sort(calls.begin(), calls.end(),
-              [](const Owed* a, const Owed* b) { return a->order < b->order; });
-    for (const Owed* call : calls) write_line(down, failed_call_answer(call->id, why));
+    for (const Owed* call : owed_in_order(true)) write_line(down, failed_call_answer(call->id, why));
     finish(why, true);
   }
 
@@ -247,19 +253,13 @@ struct Relay::State {
   Handover handover() {
     Handover next;
     next.reason = reason;
-    std::vector<const Owed*> again;
-    for (const auto& [key, request] : owed) {
-      if (request.line.empty()) {
-        ++next.calls_failed;
-      } else {
-        again.push_back(&request);
-        // The host never answered the handshake: the next server answers it.
-        if (request.method == method::kInitialize) initialize = Json();
-      }
+    next.calls_failed = static_cast<size_t>(std::count_if(
+        owed.begin(), owed.end(), [](const auto& entry) { return entry.second.line.empty(); }));
+    for (const Owed* request : owed_in_order(false)) {
+      next.unread += request->line + "\n";
+      // The host never answered the handshake: the next server answers it.
+      if (request->method == method::kInitialize) initialize = Json();
     }
-    std::sort(again.begin(), again.end(),
-              [](const Owed* a, const Owed* b) { return a->order < b->order; });
-    for (const Owed* request : again) next.unread += request->line + "\n";
     next.unread += up.splitter.take_partial();
     next.initialize = std::move(initialize);
     return next;
