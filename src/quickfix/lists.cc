@@ -100,11 +100,6 @@ void Lists::close(std::function<void()> done) {
   });
 }
 
-const Lists::Kept* Lists::kept(const std::string& call_id) const {
-  auto it = kept_.find(call_id);
-  return it == kept_.end() ? nullptr : &it->second;
-}
-
 void Lists::update(const std::string& job_id, std::vector<nlohmann::json> items, bool done) {
   auto it = running_.find(job_id);
   if (it == running_.end()) return;
@@ -120,15 +115,9 @@ void Lists::update(const std::string& job_id, std::vector<nlohmann::json> items,
   }
   if (!running.sent_first) {
     // The call's list from now on (a re-run's replaces the one before).
-    kept_[running.call_id] = Kept{job_id, message["title"], {}, false};
     message["first"] = true;
     running.sent_first = true;
     failure_said_ = false;  // the worker works again: its next failure is news
-  }
-  Kept& kept = kept_[running.call_id];
-  if (kept.job_id == job_id) {
-    kept.items.insert(kept.items.end(), items.begin(), items.end());
-    kept.done = done;
   }
   message["items"] = std::move(items);
   message["done"] = done;

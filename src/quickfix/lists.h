@@ -1,9 +1,9 @@
 #pragma once
 // The quickfix lists of every call that has one (issue #39): which format a job's command
 // gets, its CallList in the worker while it runs, and the updates the editor applies (one
-// list per call, replaced when the call runs again, diagnostics per call). The items of each
-// call's latest list stay here, capped, for the views that list them (:ToolSendQuickfix, the
-// MCP tools).
+// list per call, replaced when the call runs again, diagnostics per call). Nothing of a list
+// stays here once it is done: the editor holds the lists (the views that list them,
+// :ToolSendQuickfix and the get_quickfix tool, read them there).
 //
 // An update, as Lua's quickfix.lua applies it: { call, job, title, source, diagnostics,
 // first (a new list: replaces the call's), items = { qf items }, done }.
@@ -61,14 +61,6 @@ class Lists {
   void output(const std::string& job_id, int stream, std::string_view data);
   void finish(const std::string& job_id);
 
-  // The items of the call's latest list (none: no list); `done` once it is complete.
-  struct Kept {
-    std::string job_id;
-    std::string title;
-    std::vector<nlohmann::json> items;
-    bool done = false;
-  };
-  const Kept* kept(const std::string& call_id) const;
   // Jobs whose list is still being parsed.
   size_t running() const { return running_.size(); }
   // The worker, once started (tests, :checkhealth).
@@ -96,7 +88,6 @@ class Lists {
   std::unique_ptr<Worker> worker_;
   uv_timer_t flush_timer_{};                // runs while a list does, sends their waiting lines
   std::map<std::string, Running> running_;  // by job id
-  std::map<std::string, Kept> kept_;        // by call id
   std::vector<std::unique_ptr<CallList>> ended_;
   std::map<std::string, nlohmann::json> headers_;  // by job id: the update's fixed fields
   bool failure_said_ = false;  // the worker's failure was told; again only after a success

@@ -1,5 +1,5 @@
 // Every call's list (quickfix::Lists) with a real worker Neovim: the updates the editor gets,
-// the items kept per call, and a worker that forgets its buffers once idle.
+// the items each run sends, and a worker that forgets its buffers once idle.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -40,6 +40,15 @@ class QuickfixLists : public ::testing::Test {
     start.log_path = "/logs/" + id + ".log";
     return start;
   }
+  // The items a job's updates carried, in order.
+  std::vector<json> items(const std::string& id) {
+    std::vector<json> out;
+    for (const auto& update : updates_) {
+      if (update["job"] != id) continue;
+      for (const auto& item : update["items"]) out.push_back(item);
+    }
+    return out;
+  }
   bool done(const std::string& id) {
     for (const auto& update : updates_) {
       if (update["job"] == id && update["done"] == true) return true;
@@ -54,7 +63,7 @@ class QuickfixLists : public ::testing::Test {
                [this](const std::string& message) { notices_.push_back(message); }};
 };
 
-TEST_F(QuickfixLists, UpdatesNameTheCallAndTheKeptItemsAreTheLatestRunsOnly) {
+TEST_F(QuickfixLists, UpdatesNameTheCallAndARerunStartsItsListAfresh) {
   lists_.set_nvim(lists_nvim());
   EXPECT_FALSE(lists_.start(job("th-1", "ls -la")));  // no format: no list
   ASSERT_TRUE(lists_.start(job("th-2", "gcc a.c")));
@@ -67,19 +76,20 @@ TEST_F(QuickfixLists, UpdatesNameTheCallAndTheKeptItemsAreTheLatestRunsOnly) {
   EXPECT_EQ(updates_[0]["call"], "call-gcc a.c");
   EXPECT_EQ(updates_[0]["source"], "gcc");
   EXPECT_EQ(updates_[0]["diagnostics"], true);
-  const Lists::Kept* kept = lists_.kept("call-gcc a.c");
-  ASSERT_TRUE(kept);
-  EXPECT_TRUE(kept->done);
-  ASSERT_EQ(kept->items.size(), 2u);
-  EXPECT_EQ(kept->items[1]["type"], "w");
-  // The same call again: its kept items are the new run's.
+  ASSERT_EQ(items("th-2").size(), 2u);
+  EXPECT_EQ(items("th-2")[1]["type"], "w");
+  // The same call again: a first update of its own (the editor replaces the call's list),
+  // with the new run's items only.
+  const size_t before = updates_.size();
   ASSERT_TRUE(lists_.start(job("th-3", "gcc a.c")));
   lists_.output("th-3", 1, "a.c:9:1: error: three\n");
   lists_.finish("th-3");
   ASSERT_TRUE(loop_.run_until([&] { return done("th-3"); }, 10000));
-  kept = lists_.kept("call-gcc a.c");
-  ASSERT_EQ(kept->items.size(), 1u);
-  EXPECT_EQ(kept->job_id, "th-3");
+  ASSERT_GT(updates_.size(), before);
+  EXPECT_EQ(updates_[before]["first"], true);
+  EXPECT_EQ(updates_[before]["call"], "call-gcc a.c");
+  ASSERT_EQ(items("th-3").size(), 1u);
+  EXPECT_EQ(items("th-3")[0]["text"], "three");
   EXPECT_TRUE(notices_.empty());
 }
 
