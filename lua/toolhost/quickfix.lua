@@ -15,8 +15,13 @@ local unpack = table.unpack or unpack
 -- stays within a slice's budget.
 M.chunk = 64
 
--- call id -> { call, job, title, id (the list's, nil once pushed off the stack), items, done,
--- buf (the chat buffer that ran it) }
+-- The calls whose items stay here once done, to make their list again after it left the
+-- 10-deep stack (:ToolQuickfix): the latest ones, so that a long session's builds do not pile
+-- up in this Neovim (up to quickfix.max_items each).
+M.keep = 20
+
+-- call id -> { call, job, title, id (the list's, nil once pushed off the stack), items (nil
+-- once dropped), done, buf (the chat buffer that ran it) }
 local calls = {}
 local order = {} -- call ids, the latest update last
 
@@ -28,6 +33,12 @@ local function touch(call)
     end
   end
   order[#order + 1] = call
+  for i = 1, #order - M.keep do
+    local st = calls[order[i]]
+    if st.done then
+      st.items = nil
+    end
+  end
 end
 
 local function context(st)
@@ -85,6 +96,7 @@ local function begin(update)
 end
 
 local function append(st, items)
+  st.items = st.items or {}
   for _, item in ipairs(items) do
     st.items[#st.items + 1] = item
   end
@@ -97,39 +109,48 @@ local function fire()
   pcall(api.nvim_exec_autocmds, "QuickFixCmdPost", { pattern = "toolhost", modeline = false })
 end
 
--- The steps of one update (ui.lua's list_steps).
+-- The steps of one update (ui.lua's list_steps): a chunk of items per step, into the list and
+-- the call's diagnostics; then one step per file's diagnostics set (vim.diagnostic.set costs
+-- as much as that buffer has); then the update's end, which fires QuickFixCmdPost once the
+-- list and the diagnostics are in. All made here, in order: the files are known from the items.
 function M.steps(steps, update)
   if update.first then
     steps[#steps + 1] = function()
       begin(update)
     end
   end
+  local function current()
+    local st = calls[update.call]
+    return st and st.job == update.job and st or nil
+  end
   local items = update.items or {}
+  local with_diagnostics = update.diagnostics and #items > 0
+    and require("toolhost.config").options.quickfix.diagnostics
   for first = 1, #items, M.chunk do
     steps[#steps + 1] = function()
-      local st = calls[update.call]
-      if st and st.job == update.job then
-        append(st, { unpack(items, first, math.min(first + M.chunk - 1, #items)) })
+      local st = current()
+      if not st then
+        return
+      end
+      local chunk = { unpack(items, first, math.min(first + M.chunk - 1, #items)) }
+      append(st, chunk)
+      if with_diagnostics then
+        diagnostics.add(update.call, update.source, chunk)
       end
     end
   end
-  if update.diagnostics and #items > 0 and require("toolhost.config").options.quickfix.diagnostics then
-    steps[#steps + 1] = function()
-      local st = calls[update.call]
-      if not st or st.job ~= update.job then
-        return
-      end
-      for _, buf in ipairs(diagnostics.add(update.call, update.source, items)) do
-        -- One buffer's set per step, after this one.
-        steps[#steps + 1] = function()
-          diagnostics.set(update.call, buf)
+  if with_diagnostics then
+    for _, file in ipairs(diagnostics.files(items)) do
+      steps[#steps + 1] = function()
+        if current() then
+          diagnostics.set_file(update.call, file)
         end
       end
     end
   end
   steps[#steps + 1] = function()
-    local st = calls[update.call]
-    if st and st.job == update.job then
+    local st = current()
+    if st then
       st.done = update.done
       fire()
     end
@@ -162,6 +183,12 @@ function M.open(id)
   end
   if alive(st.id) then
     go_to(vim.fn.getqflist({ id = st.id, nr = 0 }).nr)
+  elseif not st.items then
+    vim.notify(
+      ("toolhost: the quickfix list of %s left the stack, and only the %d latest calls' items are kept"):format(st.job, M.keep),
+      vim.log.levels.WARN
+    )
+    return false
   else
     create(st, st.items)
     go_to(vim.fn.getqflist({ id = st.id, nr = 0 }).nr)
@@ -170,7 +197,8 @@ function M.open(id)
   return true
 end
 
--- The calls with a list, the latest last: { call, job, title, items, done, id }.
+-- The calls with a list, the latest last: { call, job, title, items (nil: dropped, see
+-- M.keep), done, id }.
 function M.list()
   local out = {}
   for _, call in ipairs(order) do

@@ -20,7 +20,8 @@ M.severity_of = {
   n = S.HINT, N = S.HINT,
 }
 
--- call id -> { ns, source, by_buf = { buf -> diagnostics }, waiting = { buf -> true } }
+-- call id -> { ns, source, by_buf = { buf -> diagnostics }, buf_of = { file name -> buf },
+-- waiting = { buf -> true } }
 local calls = {}
 
 local function namespace(call)
@@ -87,36 +88,54 @@ local function show_when_loaded(st, buf)
   })
 end
 
--- Adds `items` to the call's diagnostics; returns the buffers whose set is due (one step each:
--- vim.diagnostic.set costs as much as the buffer has diagnostics).
+-- The files `items` name that take diagnostics, each once, in order: one set each is due
+-- after M.add (a step each: vim.diagnostic.set costs as much as the buffer has diagnostics).
+function M.files(items)
+  local files, seen = {}, {}
+  for _, item in ipairs(items) do
+    local file = item.filename
+    if item.valid ~= 0 and file and file ~= "" and not seen[file] then
+      seen[file] = true
+      files[#files + 1] = file
+    end
+  end
+  return files
+end
+
+-- Adds `items` to the call's diagnostics (their files' buffers made once); M.set shows them.
 function M.add(call, source, items)
   local st = calls[call]
   if not st then
-    st = { call = call, ns = namespace(call), source = source, by_buf = {}, waiting = {} }
+    st = { call = call, ns = namespace(call), source = source, by_buf = {}, buf_of = {}, waiting = {} }
     calls[call] = st
   end
-  local touched = {}
   for _, item in ipairs(items) do
     if item.valid ~= 0 and item.filename and item.filename ~= "" then
-      local buf = vim.fn.bufadd(item.filename)
+      local buf = st.buf_of[item.filename]
+      if not buf then
+        buf = vim.fn.bufadd(item.filename)
+        st.buf_of[item.filename] = buf
+      end
       local list = st.by_buf[buf]
       if not list then
         list = {}
         st.by_buf[buf] = list
       end
       list[#list + 1] = diagnostic(item, source)
-      touched[buf] = true
     end
   end
-  local bufs = {}
-  for buf in pairs(touched) do
-    bufs[#bufs + 1] = buf
-  end
-  table.sort(bufs)
-  return bufs
 end
 
--- Sets the call's diagnostics of `buf` (a step).
+-- Sets the call's diagnostics of the file `file` (a step): the buffer M.add made for it.
+function M.set_file(call, file)
+  local st = calls[call]
+  local buf = st and st.buf_of[file]
+  if buf then
+    M.set(call, buf)
+  end
+end
+
+-- Sets the call's diagnostics of `buf`.
 function M.set(call, buf)
   local st = calls[call]
   if not st or not api.nvim_buf_is_valid(buf) then
