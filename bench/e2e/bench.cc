@@ -64,6 +64,8 @@ Sizes smoke_sizes() {
   s.p8_calls = 5;
   s.p8_queued = 20;
   s.p8_cache_runs = 1;
+  s.p11_lines = 4000;
+  s.p11_files = 20;
   return s;
 }
 
@@ -183,6 +185,7 @@ json Bench::run() {
   if (wanted("p1_attach", "P1 attaching a big chat")) p1_attach_stall();
   if (wanted("p9", "P9 agents through toolhost mcp serve")) p9_agents();
   if (wanted("p8", "P8 MCP echo through toolhost vs the TypeScript SDK")) p8_mcp();
+  if (wanted("p11", "P11 a gcc log into the quickfix list")) p11_quickfix();
   probe_->stop();
   nvim_.reset();
   return f_;

@@ -2,7 +2,7 @@
 // The end-to-end benchmarks (driver.cc says what each figure is): one Neovim with the plugin,
 // the probe of P1, and every scenario's figures in one JSON object. Each scenario is a member
 // defined in the file of its kind (flood.cc: P1 and P5; latency.cc: P2, P3, P6, P7; agents.cc:
-// P9; mcp.cc: P8).
+// P9; mcp.cc: P8; quickfix.cc: P11).
 #include <sys/types.h>
 
 #include <cstdint>
@@ -51,6 +51,8 @@ struct Sizes {
   int p8_calls = 200;     // echo calls one after the other, each way
   int p8_queued = 1000;   // echo calls queued at once, each way
   int p8_cache_runs = 5;  // fresh hosts over the warm tool cache
+  int p11_lines = 100000;  // P11: the gcc log's lines, over so many files
+  int p11_files = 200;
 };
 
 // Tiny sizes, for CI's smoke run.
@@ -78,6 +80,7 @@ class Bench {
   void p6_many();
   void p9_agents();
   void p8_mcp();
+  void p11_quickfix();
   json rss_window(uint64_t from, uint64_t to, uint64_t before_nvim_kb);
 
   const Options& o_;

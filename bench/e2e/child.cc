@@ -3,6 +3,9 @@
 //   now FILE          writes CLOCK_REALTIME (ns) at entry into FILE: when exec was done
 //   exit-after MS FILE  sleeps MS, writes CLOCK_REALTIME into FILE, exits: when it exited
 //   flood BYTES [LEN]  writes BYTES of lines LEN bytes long (newline included) to stdout
+//   gcclog LINES FILES FILE  writes LINES lines of gcc's output (an error, warning or note
+//                      over FILES source files, each with gcc's source excerpt and caret
+//                      lines) to stdout, then CLOCK_REALTIME into FILE: when it was done
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +56,36 @@ int flood(uint64_t bytes, size_t line) {
   return 0;
 }
 
+// gcc's form: the diagnostic, the source line and the caret line (what -fdiagnostics-plain-
+// output would drop; the errorformat must skip them), 4 lines with the "In function" line.
+int gcclog(uint64_t lines, uint64_t files) {
+  static const char* const kinds[] = {"error", "warning", "note"};
+  std::string out;
+  char line[256];
+  for (uint64_t i = 0; i < lines; i += 4) {
+    const uint64_t item = i / 4;
+    const uint64_t file = item % (files ? files : 1);
+    const uint64_t row = 10 + item / (files ? files : 1);
+    int n = std::snprintf(line, sizeof line,
+                          "src/mod%03llu/unit.c: In function 'f%llu':\n"
+                          "src/mod%03llu/unit.c:%llu:5: %s: 'x%llu' undeclared (first use in "
+                          "this function)\n"
+                          "  %llu |     x%llu = 1;\n"
+                          "      |     ^~\n",
+                          static_cast<unsigned long long>(file),
+                          static_cast<unsigned long long>(item),
+                          static_cast<unsigned long long>(file), static_cast<unsigned long long>(row),
+                          kinds[item % 3], static_cast<unsigned long long>(item),
+                          static_cast<unsigned long long>(row), static_cast<unsigned long long>(item));
+    out.append(line, static_cast<size_t>(n));
+    if (out.size() >= 64 * 1024 || i + 4 >= lines) {
+      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) return 1;
+      out.clear();
+    }
+  }
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,7 +103,13 @@ int main(int argc, char** argv) {
     return flood(std::strtoull(argv[2], nullptr, 10),
                  argc == 4 ? std::strtoul(argv[3], nullptr, 10) : 1024);
   }
-  std::fprintf(stderr, "usage: %s now FILE | exit-after MS FILE | flood BYTES [LINE_BYTES]\n",
+  if (mode == "gcclog" && argc == 5) {
+    int rc = gcclog(std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
+    return rc ? rc : stamp(argv[4], realtime_ns());
+  }
+  std::fprintf(stderr,
+               "usage: %s now FILE | exit-after MS FILE | flood BYTES [LINE_BYTES] | "
+               "gcclog LINES FILES FILE\n",
                argv[0]);
   return 2;
 }

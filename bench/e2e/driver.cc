@@ -19,6 +19,9 @@
 //      whole call, and :ToolRun -> result written vs 1 ms (mcp.cc).
 //   P9 an agent's call through `toolhost mcp serve`, relayed vs headless; Neovim's RPC while
 //      agents stream, vs the floor (the same cats piped into cat) and a frame (agents.cc).
+//   P11 a job printing a 100,000-line gcc log over 200 files through :ToolRun, its items in
+//      the call's quickfix list and diagnostics: the same client's round trips vs the floor
+//      (the log piped into cat) and a frame; the job's exit -> the list complete (quickfix.cc).
 //
 // This file reads the command line; bench.cc runs Neovim and the scenarios (flood.cc: P1, P5;
 // latency.cc: P2, P3, P6, P7) with probe.cc's client and measure.cc's clocks; report.cc

@@ -124,6 +124,7 @@ std::vector<Row> rows(const json& f) {
                yes(attach_max <= 16)});
   p9_rows(f, r);
   p8_rows(f, r);
+  p11_rows(f, r);
   return r;
 }
 

@@ -33,5 +33,7 @@ inline std::string yes(bool ok) {
 // `toolhost mcp serve`), SPEC 13.6 as revised on 2026-12-02.
 void p8_rows(const nlohmann::json& figures, std::vector<Row>& rows);
 void p9_rows(const nlohmann::json& figures, std::vector<Row>& rows);
+// P11 (a gcc log into the quickfix list), report_quickfix.cc.
+void p11_rows(const nlohmann::json& figures, std::vector<Row>& rows);
 
 }  // namespace toolhost::bench

@@ -351,6 +351,22 @@ function B.many(args)
   end
 end
 
+-- P11 (a gcc log into the quickfix list) is in scenarios_quickfix.lua.
+dofile(here .. "scenarios_quickfix.lua")(B, {
+  report = report,
+  setup = setup,
+  chat = chat,
+  when_parsed = when_parsed,
+  now_us = now_us,
+  stamp_us = stamp_us,
+  dir = function()
+    return dir
+  end,
+  child = function()
+    return child
+  end,
+})
+
 -- P1 attach (opening a big chat) is in scenarios_attach.lua.
 dofile(here .. "scenarios_attach.lua")(B, {
   report = report,
