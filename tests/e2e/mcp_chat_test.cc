@@ -37,20 +37,7 @@ class McpChat : public ::testing::Test {
 
   // Waits until the host's tool table holds `tool` (the server listed its tools).
   void wait_for_tool(NvimHarness& nvim, const std::string& tool) {
-    for (int i = 0; i < 200; ++i) {
-      json names = nvim.lua(R"(
-        local names = {}
-        for _, t in ipairs(require("toolhost").tools({ format = "mcp" }) or {}) do
-          names[#names + 1] = t.name
-        end
-        return names
-      )");
-      for (const auto& name : names) {
-        if (name == tool) return;
-      }
-      wait_event(nvim, "ToolhostToolsChanged");
-    }
-    FAIL() << tool << " never joined the tool table";
+    if (!wait_for_mcp_tool(nvim, tool)) FAIL() << tool << " never joined the tool table";
   }
 };
 

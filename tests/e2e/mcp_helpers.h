@@ -37,6 +37,25 @@ inline Lines json_call_block(const std::string& tool, const nlohmann::json& argu
           nlohmann::json{{"tool", tool}, {"parameters", arguments}}.dump(), "```"};
 }
 
+// Waits until the host's tool table holds `tool` (its server listed its tools); needs
+// record_events() with ToolhostToolsChanged. False after 200 changes without it.
+inline bool wait_for_mcp_tool(NvimHarness& nvim, const std::string& tool) {
+  for (int i = 0; i < 200; ++i) {
+    nlohmann::json names = nvim.lua(R"(
+      local names = {}
+      for _, t in ipairs(require("toolhost").tools({ format = "mcp" }) or {}) do
+        names[#names + 1] = t.name
+      end
+      return names
+    )");
+    for (const auto& name : names) {
+      if (name == tool) return true;
+    }
+    wait_event(nvim, "ToolhostToolsChanged");
+  }
+  return false;
+}
+
 // The host's `toolhost.mcp_servers` answer: {servers = [...]}.
 inline nlohmann::json mcp_servers(NvimHarness& nvim) {
   return nvim.lua(
