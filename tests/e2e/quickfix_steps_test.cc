@@ -47,6 +47,31 @@ TEST(QuickfixSteps, TheUpdatesQuickFixCmdPostComesOnceItsDiagnosticsAreSet) {
   EXPECT_EQ(seen, json::array({150}));
 }
 
+// A new file costs a buffer (about 90 µs, P11): a step takes at most 6 of them, and at most 32
+// items, so that no step holds Neovim past a slice's budget for long.
+TEST(QuickfixSteps, AStepTakesAFewNewFilesOrAChunkOfItems) {
+  NvimHarness nvim;
+  json counts = nvim.lua(R"lua(
+    local qf = require("toolhost.quickfix")
+    local function chunk_steps(call, items, first)
+      local steps = {}
+      qf.steps(steps, { call = call, job = "th-" .. call, title = "t", first = first, done = false,
+                        diagnostics = false, items = items })
+      return #steps - (first and 2 or 1)  -- without the begin and end steps
+    end
+    local spread, same = {}, {}
+    for k = 1, 64 do
+      spread[k] = { filename = ("f%d.c"):format(k), lnum = k, text = "e" }
+      same[k] = { filename = "a.c", lnum = k, text = "e" }
+    end
+    return { chunk_steps("a", spread, true), chunk_steps("b", same, true),
+             chunk_steps("a", spread, false) }
+  )lua");
+  // 64 new files: 11 steps of 6 (the last of 4); one file: 2 steps of 32; the same 64 files
+  // in the job's next update are no longer new: 2 steps.
+  EXPECT_EQ(counts, json::array({11, 2, 2}));
+}
+
 TEST(QuickfixSteps, OnlyTheLatestCallsItemsAreKeptToMakeTheirListsAgain) {
   NvimHarness nvim;
   nvim.lua(kRunUpdate);
