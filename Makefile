@@ -30,7 +30,7 @@ SAN_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=
   -DTOOLHOST_TESTS=ON -DTOOLHOST_PCH=ON -DTOOLHOST_UNITY=ON -DTOOLHOST_ASAN=ON -DTOOLHOST_UBSAN=ON \
   $(CMAKE_FLAGS)
 
-.PHONY: all build deps test test-build test-sanitizers fuzz-smoke demo bench bench-smoke fuzz clean
+.PHONY: all build deps test test-build sanitizer-build test-sanitizers fuzz-smoke demo bench bench-smoke fuzz clean
 
 all: build
 
@@ -56,18 +56,19 @@ test-build: deps
 	@cmake --build $(BUILD)-test -j $(JOBS)
 
 # The whole suite twice: the normal build (RSS bounds are asserted there), then ASan+UBSan;
-# and the benchmarks once with tiny sizes (`make bench` unchanged but for the sizes; no figure
-# is checked), so that they cannot rot.
+# the benchmarks once with tiny sizes (`make bench` unchanged but for the sizes; no figure is
+# checked), so that they cannot rot; and each fuzzer for a few seconds. scripts/test-all runs
+# them in that order, compiling the sanitizer and fuzz builds in the background at the lowest
+# priorities meanwhile (the tests leave a third of the two cores idle).
 test: test-build
-	@cd $(BUILD)-test && ctest --output-on-failure -j $(JOBS)
-	@$(MAKE) --no-print-directory bench-smoke
-	@$(MAKE) --no-print-directory test-sanitizers
-	@$(MAKE) --no-print-directory fuzz-smoke
+	@scripts/test-all $(BUILD) $(JOBS)
 
-test-sanitizers:
+sanitizer-build:
 	@scripts/install-test-node-deps
 	@scripts/configure $(BUILD)-san $(SAN_FLAGS)
 	@cmake --build $(BUILD)-san -j $(JOBS)
+
+test-sanitizers: sanitizer-build
 	@cd $(BUILD)-san && ctest --output-on-failure -j $(JOBS)
 
 demo: deps
