@@ -52,6 +52,10 @@ TokenAnswer request_token(const std::string& token_endpoint, FormFields fields,
   }
   OAuthHttpResponse response = oauth_post(token_endpoint, form_encode(fields),
                                           "application/x-www-form-urlencoded", headers);
+  return token_answer_from(response);
+}
+
+TokenAnswer token_answer_from(const OAuthHttpResponse& response) {
   TokenAnswer answer;
   Json json = response.json();
   if (!response.ok()) {
@@ -67,8 +71,11 @@ TokenAnswer request_token(const std::string& token_endpoint, FormFields fields,
   answer.access_token = token_text(json, "access_token");
   answer.refresh_token = token_text(json, "refresh_token");
   answer.scope = token_text(json, "scope");
-  if (auto it = json.find("expires_in"); it != json.end() && it->is_number() && it->get<double>() > 0) {
-    answer.expires_in = static_cast<int64_t>(it->get<double>());
+  if (auto it = json.find("expires_in"); it != json.end() && it->is_number()) {
+    // Clamped: a year is plenty, and a huge double would not fit the integer.
+    constexpr double kYear = 365.0 * 24 * 3600;
+    double seconds = it->get<double>();
+    if (seconds > 0) answer.expires_in = static_cast<int64_t>(seconds < kYear ? seconds : kYear);
   }
   return answer;
 }

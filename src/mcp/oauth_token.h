@@ -31,6 +31,11 @@ using FormFields = std::vector<std::pair<std::string, std::string>>;
 // (`token_endpoint_auth_methods_supported`; empty means client_secret_basic, RFC 8414).
 std::string choose_token_auth_method(const std::vector<std::string>& supported, bool has_secret);
 
+// What a token endpoint's answer says (pure: the fuzzer's and the tests' way in). A refusal's
+// words are its `error` and `error_description` only, never the body's other fields.
+struct OAuthHttpResponse;
+TokenAnswer token_answer_from(const OAuthHttpResponse& response);
+
 // POSTs `fields` (grant_type and the grant's own) with the client's authentication.
 TokenAnswer request_token(const std::string& token_endpoint, FormFields fields,
                           const OAuthClient& client);
