@@ -28,5 +28,9 @@ std::unique_ptr<jsonrpc::HttpTransport> connect_http(
 
 // A server whose headers carry their own Authorization signs in no other way.
 bool uses_static_authorization(const ServerConfig& config);
+// An HTTP server without its own Authorization: it signs in (OAuth) when it asks.
+inline bool signs_in(const ServerConfig& config) {
+  return !config.url.empty() && !uses_static_authorization(config);
+}
 
 }  // namespace toolhost::mcp

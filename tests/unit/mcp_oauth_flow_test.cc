@@ -158,7 +158,7 @@ TEST_F(McpOAuthFlow, RequestsWaitForTheSignInThenGoThrough) {
   client.send(2);
   ASSERT_TRUE(client.wait_for(2));
   for (const Json& message : client.messages) {
-    EXPECT_EQ(message["result"]["method"], "tools/list") << message.dump();
+    EXPECT_EQ(message["result"]["tools"][0]["name"], "whoami") << message.dump();
   }
   EXPECT_NE(client.sign_in_url.find("code_challenge="), std::string::npos);
   // One sign-in for both.
