@@ -73,6 +73,17 @@ std::string discovery_check_endpoints(const OAuthServerMetadata& m) {
 
 }  // namespace
 
+OAuthServerMetadata server_metadata_from(const std::string& body, std::string& error) {
+  Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) {
+    error = "the authorization server's metadata is not a JSON object";
+    return {};
+  }
+  OAuthServerMetadata metadata = discovery_metadata(json);
+  error = discovery_check_endpoints(metadata);
+  return metadata;
+}
+
 std::vector<std::string> protected_resource_metadata_urls(const std::string& server_url,
                                                           const std::string& from_challenge) {
   std::vector<std::string> urls;

@@ -38,6 +38,10 @@ std::vector<std::string> authorization_server_metadata_urls(const std::string& i
 // The metadata's `resource` names this server: same origin, and the server's path within it.
 bool resource_matches(const std::string& server_url, const std::string& resource);
 
+// An authorization server's metadata document, read; `error` says why it cannot be used (an
+// endpoint that is not an http(s) URL). Pure: the fuzzer's way in.
+OAuthServerMetadata server_metadata_from(const std::string& body, std::string& error);
+
 // `challenge`: bearer_challenge() of the refusal's WWW-Authenticate (may be empty).
 OAuthDiscovery discover_oauth(const std::string& server_url,
                               const std::map<std::string, std::string>& challenge);
