@@ -48,6 +48,10 @@ std::string OAuthAuthorizer::authorization() {
 
 void OAuthAuthorizer::challenged(long status, const std::string& www_authenticate, int,
                                  Done done) {
+  constexpr uint64_t kFailureHoldsMs = 10'000;
+  if (!running_ && !last_failure_.empty() && uv_now(loop_) - failed_at_ms_ < kFailureHoldsMs) {
+    return done(last_failure_);
+  }
   waiting_.push_back(std::move(done));
   if (!running_) start(status, www_authenticate);
 }
@@ -109,6 +113,8 @@ void OAuthAuthorizer::finished(const std::string& error, const std::string& warn
   }
   if (error.empty()) access_token_ = record.access_token;
   std::string said = error.empty() ? "" : "sign-in to " + options_.server + " failed: " + error;
+  last_failure_ = said;
+  failed_at_ms_ = uv_now(loop_);
   if (options_.on_signed_in) options_.on_signed_in(error.empty() ? warning : said);
   std::vector<Done> waiting;
   waiting.swap(waiting_);

@@ -3,10 +3,12 @@
 // the kept token as the Authorization header, and a refusal answered by a sign-in
 // (oauth_flow.h) run on libuv's thread pool, so the host's loop never waits on it. Requests
 // refused or sent meanwhile wait in the transport; one sign-in runs at a time per server, and
-// every refusal during it waits for that one.
+// every refusal during it waits for that one; one that failed answers those of the next
+// seconds with its reason (a login asked for explicitly always starts one).
 
 #include <uv.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -63,6 +65,10 @@ class OAuthAuthorizer : public jsonrpc::HttpAuthorizer,
   bool running_ = false;
   std::vector<Done> waiting_;
   std::string pending_url_;
+  // A sign-in that just failed answers the refusals that follow it at once, for a moment: one
+  // request's failure (the handshake, then its discover probe) asks the user once, not twice.
+  std::string last_failure_;
+  uint64_t failed_at_ms_ = 0;
   uv_async_t* announced_;  // the worker's announcement, to the loop
   std::mutex mutex_;       // guards announcement_ and redirect_
   std::pair<std::string, std::string> announcement_;

@@ -122,7 +122,10 @@ struct SignedInTransport {
     auth.state_dir = dir;
     auth.browser = browser;
     auth.config.timeout_ms = timeout_ms;
-    auth.on_sign_in = [this](const std::string& u, const std::string&) { sign_in_url = u; };
+    auth.on_sign_in = [this](const std::string& u, const std::string&) {
+      sign_in_url = u;
+      ++sign_ins;
+    };
     authorizer = OAuthAuthorizer::create(loop.get(), auth);
     jsonrpc::HttpTransport::Options options;
     options.url = url;
@@ -150,6 +153,7 @@ struct SignedInTransport {
   std::unique_ptr<jsonrpc::HttpTransport> transport;
   std::vector<Json> messages;
   std::string sign_in_url;
+  int sign_ins = 0;
 };
 
 TEST_F(McpOAuthFlow, RequestsWaitForTheSignInThenGoThrough) {
@@ -180,6 +184,13 @@ TEST_F(McpOAuthFlow, ASignInThatTimesOutFailsTheQueuedRequestsWithTheReason) {
         << said;
   }
   EXPECT_FALSE(client.sign_in_url.empty());
+  // A request refused right after (a handshake's discover probe) gets the same reason at once:
+  // the user is asked once.
+  client.send(3);
+  ASSERT_TRUE(client.wait_for(3));
+  EXPECT_NE(client.messages[2]["error"]["message"].get<std::string>().find("in time"),
+            std::string::npos);
+  EXPECT_EQ(client.sign_ins, 1);
 }
 
 TEST_F(McpOAuthFlow, TheTokenNeverReachesAnotherOrigin) {
