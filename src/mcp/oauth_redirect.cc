@@ -162,14 +162,14 @@ struct LoopbackRedirect::Impl {
   }
 };
 
-LoopbackRedirect::LoopbackRedirect() : impl_(new Impl) {
+LoopbackRedirect::LoopbackRedirect() : impl_(std::make_unique<Impl>()) {
   uv_loop_init(&impl_->loop);
   uv_async_init(&impl_->loop, &impl_->cancel, [](uv_async_t* a) {
     static_cast<Impl*>(a->data)->finish({"", "", "sign-in cancelled"});
   });
-  impl_->cancel.data = impl_;
+  impl_->cancel.data = impl_.get();
   uv_timer_init(&impl_->loop, &impl_->timer);
-  impl_->timer.data = impl_;
+  impl_->timer.data = impl_.get();
 }
 
 LoopbackRedirect::~LoopbackRedirect() {
@@ -184,12 +184,11 @@ LoopbackRedirect::~LoopbackRedirect() {
   }
   uv_run(&impl_->loop, UV_RUN_DEFAULT);
   uv_loop_close(&impl_->loop);
-  delete impl_;
 }
 
 bool LoopbackRedirect::listen(std::string& error) {
   uv_tcp_init(&impl_->loop, &impl_->server);
-  impl_->server.data = impl_;
+  impl_->server.data = impl_.get();
   impl_->listening = true;
   sockaddr_in address{};
   uv_ip4_addr("127.0.0.1", 0, &address);

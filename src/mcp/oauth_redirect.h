@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace toolhost::mcp {
@@ -40,7 +41,7 @@ class LoopbackRedirect {
   struct Impl;
 
  private:
-  Impl* impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace toolhost::mcp
