@@ -21,8 +21,9 @@ end
 -- Opens `url` in the browser; false when nothing could.
 function M.open_url(url)
   if vim.ui and vim.ui.open then
-    local ok = pcall(vim.ui.open, url)
-    if ok then
+    -- It returns nil and why when it found no opener (no xdg-open): then ours are tried.
+    local ok, started = pcall(vim.ui.open, url)
+    if ok and started then
       return true
     end
   end
