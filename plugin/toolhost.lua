@@ -34,11 +34,11 @@ end, { nargs = "?", desc = "Open a call's quickfix list (a job or call id; none:
 command("ToolMcp", function(opts)
   require("toolhost.mcp_view").command(opts.args)
 end, {
-  nargs = "?",
+  nargs = "*",
   complete = function()
-    return { "start", "accept" }
+    return { "start", "accept", "login", "logout" }
   end,
-  desc = "List the MCP servers (start: start those not running; accept: accept a project's MCP files)",
+  desc = "List the MCP servers (start, accept; login NAME, logout NAME: an HTTP server's sign-in)",
 })
 command("ToolSendQuickfix", function(opts)
   require("toolhost.send_to_chat").send_quickfix(opts.args)

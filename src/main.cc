@@ -18,6 +18,7 @@
 
 #include "base/log.h"
 #include "cli/mcp_command.h"
+#include "cli/mcp_login.h"
 #include "cli/mcp_files.h"
 #include "cli/parse_command.h"
 #include "cli/run_command.h"
@@ -158,6 +159,14 @@ int main(int argc, char** argv) {
   mcp_call_app->add_option("tool", mcp_command.tool, "The tool's name")->required();
   mcp_call_app->add_option("arguments", mcp_command.arguments, "The arguments, a JSON object");
   mcp_call_app->add_option("--config", mcp_command.config_file, "setup() options as JSON (mcp)");
+  CLI::App* mcp_login_app = mcp_app->add_subcommand(
+      "login", "Sign in to an MCP server that asks for it (OAuth): prints the URL, opens $BROWSER");
+  mcp_login_app->add_option("server", mcp_command.server, "The server's name")->required();
+  mcp_login_app->add_option("--config", mcp_command.config_file, "setup() options as JSON (mcp)");
+  CLI::App* mcp_logout_app = mcp_app->add_subcommand(
+      "logout", "Forget an MCP server's sign-in (its tokens and client registration)");
+  mcp_logout_app->add_option("server", mcp_command.server, "The server's name")->required();
+  mcp_logout_app->add_option("--config", mcp_command.config_file, "setup() options as JSON (mcp)");
   CLI::App* mcp_accept_app = mcp_app->add_subcommand(
       "accept",
       "Show the commands of this project's MCP files (.mcp.json, .vscode/mcp.json), "
@@ -185,6 +194,8 @@ int main(int argc, char** argv) {
   }
   if (mcp_list_app->parsed()) return cli::run_mcp_list(mcp_command, std::cout, std::cerr);
   if (mcp_call_app->parsed()) return cli::run_mcp_call(mcp_command, std::cout, std::cerr);
+  if (mcp_login_app->parsed()) return cli::run_mcp_login(mcp_command, std::cout, std::cerr);
+  if (mcp_logout_app->parsed()) return cli::run_mcp_logout(mcp_command, std::cout, std::cerr);
   if (mcp_accept_app->parsed()) {
     return cli::run_mcp_accept(mcp_command, std::cin, ::isatty(0) == 1, std::cout, std::cerr);
   }

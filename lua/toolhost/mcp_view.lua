@@ -127,6 +127,10 @@ local function render(err, result)
         (type(server.protocol) == "string" and server.protocol ~= "") and server.protocol or "-", #(server.tools or {}), pid > 0 and pid or "-",
         problem(server))
       rows[#lines] = server.name
+      if type(server.sign_in_url) == "string" and server.sign_in_url ~= "" then
+        lines[#lines + 1] = "    sign-in needed: " .. server.sign_in_url
+        busy = true -- its end comes without an event
+      end
       if view.expanded[server.name] then
         tool_lines(lines, server)
       end
@@ -212,8 +216,33 @@ function M.open(opts)
   M.refresh(start)
 end
 
--- :ToolMcp [start|accept]
-function M.command(sub)
+-- :ToolMcp login|logout NAME: an HTTP server's sign-in (its end is notified), or its tokens
+-- forgotten.
+local function sign(verb, name)
+  if name == nil or name == "" then
+    return vim.notify(("toolhost: :ToolMcp %s needs a server's name"):format(verb), vim.log.levels.ERROR)
+  end
+  host.call("toolhost.mcp_" .. verb, { name = name }, function(err)
+    if err then
+      return vim.notify("toolhost: " .. tostring(err), vim.log.levels.ERROR)
+    end
+    if verb == "logout" then
+      vim.notify(("toolhost: signed out of MCP server %s"):format(name))
+    end
+    M.refresh()
+  end)
+end
+
+-- :ToolMcp [start|accept|login NAME|logout NAME]
+function M.command(args)
+  local words = {}
+  for word in (args or ""):gmatch("%S+") do
+    words[#words + 1] = word
+  end
+  local sub = words[1]
+  if sub == "login" or sub == "logout" then
+    return sign(sub, words[2])
+  end
   if sub == nil or sub == "" then
     return M.open()
   elseif sub == "start" then
@@ -221,7 +250,8 @@ function M.command(sub)
   elseif sub == "accept" then
     return require("toolhost.mcp_trust").accept_pending()
   end
-  vim.notify(("toolhost: unknown :ToolMcp subcommand %q (start, accept)"):format(sub), vim.log.levels.ERROR)
+  vim.notify(("toolhost: unknown :ToolMcp subcommand %q (start, accept, login, logout)"):format(sub),
+    vim.log.levels.ERROR)
 end
 
 return M

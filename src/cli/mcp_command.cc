@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "cli/mcp_files.h"
+#include "cli/mcp_login.h"
 #include "mcp/client.h"
 #include "mcp/config_files.h"
 #include "mcp/http_connection.h"
@@ -55,12 +56,17 @@ std::optional<std::string> unusable(const mcp::ServerConfig& config) {
 class Connection {
  public:
   Connection(Loop& loop, const mcp::ServerConfig& config, const std::string& version,
-             std::ostream& err)
+             const std::string& state_dir, std::ostream& err)
       : loop_(loop), config_(config), err_(err) {
     mcp::Client::Options options;
     options.version = version;
     options.startup_timeout_ms = config.startup_timeout_ms;
     options.call_timeout_ms = config.timeout_ms;
+    if (!config.url.empty() && !mcp::uses_static_authorization(config)) {
+      // A sign-in may come first (the browser, a person): its wait is not the server's.
+      options.startup_timeout_ms += config.oauth.timeout_ms;
+      options.call_timeout_ms += config.oauth.timeout_ms;
+    }
     options.discover_first = config.discover_first;
     mcp::Client::Events events;
     events.log = [this](const std::string& level, const std::string& text) {
@@ -81,7 +87,8 @@ class Connection {
     std::unique_ptr<jsonrpc::Transport> transport;
     if (!config.url.empty()) {
       auto log = [this](const std::string& what) { err_ << config_.name << ": " << what << "\n"; };
-      transport = mcp::connect_http(loop.get(), config, log, error);
+      transport = mcp::connect_http(loop.get(), config, log, error,
+                                    make_authorizer(loop.get(), config, state_dir, err));
     } else {
       server_ = std::make_unique<mcp::StdioServer>(loop.get(), config.stdio);
       transport = server_->start(error);
@@ -185,7 +192,7 @@ int run_mcp_list(const McpCommand& command, std::ostream& out, std::ostream& err
       if (!server->disabled || !command.server.empty()) status = kMcpUsage;
       continue;
     }
-    Connection connection(loop, *server, command.version, err);
+    Connection connection(loop, *server, command.version, command.state_dir, err);
     if (connection.error()) {
       err << "toolhost: " << *connection.error() << "\n";
       status = kMcpUsage;
@@ -226,7 +233,7 @@ int run_mcp_call(const McpCommand& command, std::ostream& out, std::ostream& err
     return kMcpUsage;
   }
   Loop loop;
-  Connection connection(loop, *server, command.version, err);
+  Connection connection(loop, *server, command.version, command.state_dir, err);
   if (connection.error()) {
     err << "toolhost: " << *connection.error() << "\n";
     return kMcpUsage;

@@ -45,6 +45,7 @@ std::string open_library() {
   find(library, "curl_multi_info_read", table.multi_info_read, missing);
   find(library, "curl_slist_append", table.slist_append, missing);
   find(library, "curl_slist_free_all", table.slist_free_all, missing);
+  find(library, "curl_easy_perform", table.easy_perform, missing);
   if (!missing.empty()) return "the libcurl found lacks " + missing;
   return "";
 }
@@ -55,7 +56,7 @@ std::string open_library() {
                   &curl_multi_init,          &curl_multi_cleanup,       &curl_multi_setopt,
                   &curl_multi_add_handle,    &curl_multi_remove_handle, &curl_multi_assign,
                   &curl_multi_socket_action, &curl_multi_info_read,     &curl_slist_append,
-                  &curl_slist_free_all};
+                  &curl_slist_free_all,      &curl_easy_perform};
   return "";
 }
 #endif

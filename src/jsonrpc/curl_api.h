@@ -28,6 +28,8 @@ struct CurlApi {
   CURLMsg* (*multi_info_read)(CURLM* multi, int* left);
   curl_slist* (*slist_append)(curl_slist* list, const char* text);
   void (*slist_free_all)(curl_slist* list);
+  // Blocking: only off the loop (the OAuth sign-in's worker thread, mcp/oauth_http.h).
+  CURLcode (*easy_perform)(CURL* easy);
 };
 
 // Loads libcurl (once) and runs curl_global_init; false with the reason when it cannot.

@@ -67,6 +67,7 @@ CURL* HttpExchange::prepare(std::string& why) {
   for (const auto& [name, value] : request_.headers) add(name + ": " + value);
   if (!request_.session.empty()) add(request_.session_header + ": " + request_.session);
   if (!request_.last_event_id.empty()) add("Last-Event-ID: " + request_.last_event_id);
+  if (!request_.authorization.empty()) add("Authorization: " + request_.authorization);
   CURL* e = easy_;
   curl().easy_setopt(e, CURLOPT_URL, request_.url.c_str());
   curl().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -129,6 +130,7 @@ void HttpExchange::header(std::string_view line) {
                  : 0;
     content_type.clear();
     location.clear();
+    www_authenticate.clear();
     return;
   }
   size_t colon = line.find(':');
@@ -139,6 +141,8 @@ void HttpExchange::header(std::string_view line) {
     content_type = lower(value);
   } else if (name == "location") {
     location = one_line(value);
+  } else if (name == "www-authenticate") {
+    www_authenticate = one_line(value, 4000);
   } else if (!request_.session_header.empty() && name == lower(request_.session_header)) {
     // Visible ASCII only, as MCP requires: anything else could smuggle a header line.
     bool visible = !value.empty() && std::all_of(value.begin(), value.end(),

@@ -34,6 +34,7 @@ struct HttpExchange {
     uint64_t connect_timeout_ms = 10'000;
     uint64_t total_timeout_ms = 0;  // 0: none (streams live long)
     size_t cap = kMaxMessageBytes;
+    std::string authorization;  // the Authorization header's value ("" for none)
   };
 
   HttpExchange(Request request, Json request_id);
@@ -63,6 +64,10 @@ struct HttpExchange {
     return sse && sse->retry_ms() ? sse->retry_ms() : inherited_retry_ms;
   }
 
+  // What the request carried, to send it again after a sign-in (http_transport.h's authorizer).
+  const std::string& body() const { return request_.body; }
+  const std::string& authorization() const { return request_.authorization; }
+
   // After the transfer: why it failed in words, for a request's error reply (one line).
   std::string describe_failure(CURLcode result) const;
   // "HTTP 500 Internal Server Error", with what the body said when it said something.
@@ -79,6 +84,8 @@ struct HttpExchange {
   std::string status_line;
   std::string content_type;  // lower case
   std::string location;
+  std::string www_authenticate;  // a 401's or 403's challenge
+  int auth_attempts = 0;         // sign-ins this request has already waited for
   std::string session;  // the session header in the response
   Mode mode = Mode::kUnknown;
   std::string buffer;      // a JSON body, or the start of another one (for the error message)

@@ -32,7 +32,7 @@ void HttpTransport::Core::fail_request(const Json& id, const std::string& why) {
 
 void HttpTransport::Core::start_exchange(HttpExchange::Kind kind, std::string body, Json request_id,
                                          std::string last_event_id, int resumes,
-                                         std::optional<uint64_t> retry_ms) {
+                                         std::optional<uint64_t> retry_ms, int auth_attempts) {
   HttpExchange::Request request;
   request.kind = kind;
   request.url = options.url;
@@ -51,11 +51,15 @@ void HttpTransport::Core::start_exchange(HttpExchange::Kind kind, std::string bo
   request.connect_timeout_ms = options.connect_timeout_ms;
   request.total_timeout_ms = kind == Kind::kDelete ? kDeleteTimeoutMs : 0;
   request.cap = options.max_message;
+  if (options.authorizer && kind != Kind::kDelete) {
+    request.authorization = options.authorizer->authorization();
+  }
   auto owned = std::make_unique<HttpExchange>(std::move(request), std::move(request_id));
   HttpExchange* exchange = owned.get();
   exchange->resumed_from = std::move(last_event_id);
   exchange->inherited_retry_ms = retry_ms;
   exchange->resumes = resumes;
+  exchange->auth_attempts = auth_attempts;
   exchange->on_message = [this, exchange](std::string text) {
     // The answer to initialize names the session: what follows it must carry it.
     if (!exchange->session.empty()) session = exchange->session;
@@ -105,6 +109,7 @@ void HttpTransport::Core::finished(HttpExchange& ended, CURLcode result) {
     return begin_close("the server ended the session (HTTP 404 to " + options.session_header +
                        "); a new connection starts a new one");
   }
+  if (refused_for_sign_in(ended)) return hold_for_sign_in(ended);
   if (ended.oversized) inbox.push_back({true, ended.describe_failure(result)});
   bool ok = result == CURLE_OK && ended.status >= 200 && ended.status < 300;
   if (ok && ended.mode == HttpExchange::Mode::kJson) ended.deliver_body();
@@ -205,6 +210,10 @@ void HttpTransport::send(std::string text) {
   Json id;
   auto json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_object() && json.contains("method") && json.contains("id")) id = json["id"];
+  if (core_->challenging) {  // waits for the sign-in, as the refused ones do
+    core_->held.push_back({Core::Kind::kPost, std::move(text), std::move(id), 0});
+    return;
+  }
   core_->start_exchange(Core::Kind::kPost, std::move(text), std::move(id), "", 0, std::nullopt);
 }
 

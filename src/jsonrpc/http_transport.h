@@ -23,12 +23,29 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "jsonrpc/line_splitter.h"
 #include "jsonrpc/transport.h"
 
 namespace toolhost::jsonrpc {
+
+// Sign-in for a server that refuses with 401 (or 403 and a WWW-Authenticate challenge): MCP's
+// OAuth (mcp/oauth_authorizer.h). The transport knows only headers: what to send as
+// Authorization, and that a refused request waits, with every request sent meanwhile, until the
+// authorizer has a new authorization (then they go again) or gives up (then they fail with why).
+class HttpAuthorizer {
+ public:
+  virtual ~HttpAuthorizer() = default;
+  // The Authorization header's value for the next request; "" for none.
+  virtual std::string authorization() = 0;
+  // The server refused a request (`status`, its WWW-Authenticate); `attempt` counts the
+  // sign-ins that request already waited for. `done` is called once, on the loop, with nothing
+  // when a new authorization() is ready, else with why not (words for the user; no secret).
+  virtual void challenged(long status, const std::string& www_authenticate, int attempt,
+                          std::function<void(std::optional<std::string> error)> done) = 0;
+};
 
 class HttpTransport : public Transport {
  public:
@@ -47,6 +64,10 @@ class HttpTransport : public Transport {
     int max_resumes = 5;
     // Open the GET stream for the server's own messages at established().
     bool listen = true;
+    // Null: a 401 fails the request with the server's words.
+    std::shared_ptr<HttpAuthorizer> authorizer;
+    // Sign-ins one request may wait for before it fails (a server that never accepts).
+    int max_auth_attempts = 3;
     // What went wrong outside any request (a notification's POST, the GET stream), for a log.
     std::function<void(const std::string& what)> on_error;
   };

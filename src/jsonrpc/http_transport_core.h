@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "jsonrpc/http_exchange.h"
 #include "jsonrpc/http_transport.h"
@@ -42,6 +43,14 @@ struct HttpTransport::Core {
     int resumes;
   };
 
+  // A request refused for want of sign-in, or sent while one runs: sent again after it.
+  struct Held {
+    Kind kind;
+    std::string body;
+    Json request_id;
+    int auth_attempts;
+  };
+
   Core(uv_loop_t* l, Options o) : loop(l), options(std::move(o)) {}
 
   uv_loop_t* loop;
@@ -63,11 +72,19 @@ struct HttpTransport::Core {
   std::set<Poll*> polls;
   std::set<Wait*> waits;
   std::deque<HttpDelivery> inbox;
+  std::vector<Held> held;
+  bool challenging = false;  // the authorizer is signing in
+  // Lives as long as this block: an authorizer's answer after it is freed finds it expired.
+  std::shared_ptr<int> life = std::make_shared<int>(0);
 
   // What a response means (http_transport.cc).
   void fail_request(const Json& id, const std::string& why);
   void start_exchange(Kind kind, std::string body, Json request_id, std::string last_event_id,
-                      int resumes, std::optional<uint64_t> retry_ms);
+                      int resumes, std::optional<uint64_t> retry_ms, int auth_attempts = 0);
+  // Sign-in (http_transport_auth.cc): a refusal the authorizer may answer; its answer.
+  bool refused_for_sign_in(const HttpExchange& ended) const;
+  void hold_for_sign_in(const HttpExchange& ended);
+  void signed_in(const std::optional<std::string>& error);
   // A stream ended (cleanly or not) without the answer to its request.
   void stream_ended(const HttpExchange& ended, CURLcode result);
   void listen_ended(const HttpExchange& ended, CURLcode result);

@@ -83,7 +83,8 @@ std::string translate(const Json& entry, FileFormat format, Json& spec) {
   static const std::set<std::string> kCommon = {"command", "args",    "env",     "cwd",
                                                 "url",     "headers", "disabled"};
   static const std::set<std::string> kOurs = {"auto_approve", "disabled_tools",     "trusted",
-                                              "timeout_ms",   "startup_timeout_ms", "protocol"};
+                                              "timeout_ms",   "startup_timeout_ms", "protocol",
+                                              "oauth"};
   spec = Json::object();
   for (const auto& [key, value] : entry.items()) {
     bool ours = format == FileFormat::kToolhost && kOurs.count(key) > 0;

@@ -20,9 +20,17 @@ constexpr const char* kSessionHeader = "Mcp-Session-Id";
 constexpr const char* kProtocolVersionHeader = "MCP-Protocol-Version";
 
 // Null with the reason in `error` when the server's `url` cannot be used. `log` gets what went
-// wrong outside any call (a notification refused, the GET stream given up).
+// wrong outside any call (a notification refused, the GET stream given up). `authorizer` (an
+// OAuthAuthorizer, oauth_authorizer.h) signs in when the server asks; null: a 401 fails.
 std::unique_ptr<jsonrpc::HttpTransport> connect_http(
     uv_loop_t* loop, const ServerConfig& config, std::function<void(const std::string& what)> log,
-    std::string& error);
+    std::string& error, std::shared_ptr<jsonrpc::HttpAuthorizer> authorizer = nullptr);
+
+// A server whose headers carry their own Authorization signs in no other way.
+bool uses_static_authorization(const ServerConfig& config);
+// An HTTP server without its own Authorization: it signs in (OAuth) when it asks.
+inline bool signs_in(const ServerConfig& config) {
+  return !config.url.empty() && !uses_static_authorization(config);
+}
 
 }  // namespace toolhost::mcp

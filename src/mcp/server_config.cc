@@ -99,6 +99,10 @@ std::string read_spec(const Json& spec, const Lookup& lookup, ServerConfig& conf
       config.headers.emplace_back(key, *expanded);
     }
   }
+  auto expand = [&](const std::string& value, std::string& why) {
+    return expand_variables(value, lookup, why);
+  };
+  if (std::string why = read_oauth_config(spec, expand, config.oauth); !why.empty()) return why;
   if (config.stdio.command.empty() && config.url.empty()) return "needs a command or a url";
   if (!config.stdio.command.empty() && !config.url.empty()) return "has both a command and a url";
   return "";

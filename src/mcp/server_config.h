@@ -1,6 +1,6 @@
 #pragma once
 // The MCP servers a user configured (SPEC 13.2): the `mcp.servers` table of setup() options,
-// NAME -> spec: `command`, `args`, `env`, `cwd` (stdio) or `url`, `headers` (HTTP); `disabled`,
+// NAME -> spec: `command`, `args`, `env`, `cwd` (stdio) or `url`, `headers`, `oauth` (HTTP); `disabled`,
 // `auto_approve`, `disabled_tools`, `trusted`, `timeout_ms`, `startup_timeout_ms`, `protocol`.
 // `${VAR}` and
 // `${env:VAR}` in the strings take the environment's values; nothing else runs to expand a value.
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "mcp/oauth_config.h"
 #include "mcp/stdio_server.h"
 
 namespace toolhost::mcp {
@@ -22,6 +23,7 @@ struct ServerConfig {
   StdioSpec stdio;
   std::string url;                                           // set for an HTTP server
   std::vector<std::pair<std::string, std::string>> headers;  // sent with every HTTP request
+  OAuthConfig oauth;  // how to sign in, when the server asks (HTTP only)
   bool disabled = false;
   bool auto_approve_all = false;          // `auto_approve = true`
   std::vector<std::string> auto_approve;  // the tools (their own names) that run unapproved

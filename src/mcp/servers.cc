@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "mcp/arguments_check.h"
+#include "mcp/http_connection.h"
 #include "mcp/media_files.h"
 #include "mcp/tool_specs.h"
 
@@ -128,7 +129,11 @@ std::vector<core::ToolSpec> Servers::tool_specs() const {
 
 uint64_t Servers::timeout_ms(const std::string& name) const {
   const SupervisedServer* server = find(name);
-  return server ? server->config().timeout_ms : 0;
+  if (!server) return 0;
+  // A call may wait for a sign-in first (the browser, a person): that wait is not the call's.
+  const ServerConfig& config = server->config();
+  if (config.timeout_ms == 0) return 0;  // none
+  return config.timeout_ms + (signs_in(config) ? config.oauth.timeout_ms : 0);
 }
 
 core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, Json arguments) {
@@ -217,7 +222,8 @@ Json Servers::status(bool with_log) const {
                   {"error", server->last_error()},
                   {"retry_in_ms", server->retry_in_ms()},
                   {"startup_timeout_ms", config.startup_timeout_ms},
-                  {"command", config.url.empty() ? config.stdio.command : config.url}};
+                  {"command", config.url.empty() ? config.stdio.command : config.url},
+                  {"sign_in_url", server->sign_in_url()}};
     if (with_log) entry["log"] = Json(server->log());
     list.push_back(std::move(entry));
   }
@@ -239,6 +245,21 @@ core::Result<bool> Servers::restart(const std::string& name) {
   SupervisedServer* server = find(name);
   if (!server) return core::error("no MCP server named \"" + name + "\"");
   server->restart();
+  return true;
+}
+
+void Servers::login(const std::string& name,
+                    std::function<void(std::optional<std::string>)> done) {
+  SupervisedServer* server = find(name);
+  if (!server) return done("no MCP server named \"" + name + "\"");
+  server->login(std::move(done));
+}
+
+core::Result<bool> Servers::logout(const std::string& name) {
+  SupervisedServer* server = find(name);
+  if (!server) return core::error("no MCP server named \"" + name + "\"");
+  std::string error;
+  if (!server->logout(error)) return core::error(error);
   return true;
 }
 

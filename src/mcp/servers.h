@@ -54,12 +54,18 @@ class Servers {
 
   // One entry per server: name, transport, state, protocol, tools (each as MCP lists it, with
   // `tool`, its own name, and `name`, the table's, null when disabled), pid, error,
-  // retry_in_ms, startup_timeout_ms, command; `log` (its last lines) with `with_log`.
+  // retry_in_ms, startup_timeout_ms, command, sign_in_url (a sign-in waits on it: "sign-in
+  // needed"); `log` (its last lines) with `with_log`.
   nlohmann::json status(bool with_log) const;
   // Starts a server (or every one when `name` is empty) that is not running yet: :checkhealth
   // and the :ToolMcp view list what it offers. Errors name an unknown server.
   core::Result<bool> start(const std::string& name);
   core::Result<bool> restart(const std::string& name);
+  // An HTTP server's sign-in (:ToolMcp login): `done` once it ended, with why it failed; an
+  // unknown server or one without sign-in fails at once.
+  void login(const std::string& name, std::function<void(std::optional<std::string>)> done);
+  // Forgets its tokens (:ToolMcp logout).
+  core::Result<bool> logout(const std::string& name);
   core::Result<bool> stop(const std::string& name);
   // Stops every server (stdin closed, then TERM, then KILL); `done` once all are gone. Those
   // still there after `kill_after_ms` (0: no limit) get SIGKILL at once: the host must be gone

@@ -71,6 +71,7 @@ SupervisedServer::SupervisedServer(uv_loop_t* loop, ServerConfig config,
 
 SupervisedServer::~SupervisedServer() {
   *alive_ = false;
+  if (authorizer_) authorizer_->cancel();  // a sign-in waiting for its browser ends
   uv_close(reinterpret_cast<uv_handle_t*>(retry_),
            [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
   waiting_.clear();
@@ -140,7 +141,7 @@ std::unique_ptr<jsonrpc::Transport> SupervisedServer::open_transport(std::string
         [this, alive](const std::string& what) {
           if (!alive.expired()) add_log("http: " + what);
         },
-        error);
+        error, signs_in(config_) ? authorizer() : nullptr);
   }
   StdioServer::Events events;
   events.stderr_line = [this, alive](const std::string& line) {
@@ -167,7 +168,11 @@ void SupervisedServer::start_now() {
   Client::Options options;
   options.version = options_.version;
   options.startup_timeout_ms = config_.startup_timeout_ms;
-  options.call_timeout_ms = client_call_timeout(config_.timeout_ms);
+  // A sign-in may come first (the browser, a person): its wait is not the server's.
+  if (signs_in(config_)) options.startup_timeout_ms += config_.oauth.timeout_ms;
+  bool waits_for_sign_in = signs_in(config_) && config_.timeout_ms > 0;
+  options.call_timeout_ms = client_call_timeout(
+      config_.timeout_ms + (waits_for_sign_in ? config_.oauth.timeout_ms : 0));
   options.discover_first = config_.discover_first;
   Client::Events client_events;
   client_events.tools_changed = [this, current] {
@@ -296,6 +301,53 @@ void SupervisedServer::flush(const std::optional<std::string>& error) {
 void SupervisedServer::add_log(std::string line) {
   log_.push_back(std::move(line));
   while (log_.size() > kLogLines) log_.pop_front();
+}
+
+}  // namespace toolhost::mcp
+
+namespace toolhost::mcp {
+
+std::shared_ptr<OAuthAuthorizer> SupervisedServer::authorizer() {
+  if (authorizer_) return authorizer_;
+  OAuthAuthorizer::Options auth;
+  auth.server = config_.name;
+  auth.server_url = config_.url;
+  auth.config = config_.oauth;
+  auth.state_dir = options_.state_dir;
+  std::weak_ptr<bool> alive = alive_;
+  auth.on_sign_in = [this, alive](const std::string& url, const std::string& host) {
+    if (alive.expired()) return;
+    add_log("waiting for sign-in at " + host);
+    if (options_.sign_in) options_.sign_in(config_.name, url, host);
+  };
+  auth.on_signed_in = [this, alive](const std::string& error) {
+    if (!alive.expired()) add_log(error.empty() ? "signed in" : error);
+  };
+  authorizer_ = OAuthAuthorizer::create(loop_, std::move(auth));
+  return authorizer_;
+}
+
+void SupervisedServer::login(std::function<void(std::optional<std::string> error)> done) {
+  if (!signs_in(config_)) {
+    return done(config_.name + (config_.url.empty() ? " is started with a command"
+                                                    : " sends its own Authorization header") +
+                ": it has no sign-in");
+  }
+  std::weak_ptr<bool> alive = alive_;
+  authorizer()->sign_in([this, alive, done](std::optional<std::string> error) {
+    if (!alive.expired() && !error && state_ == State::kFailed) restart();
+    done(std::move(error));
+  });
+}
+
+bool SupervisedServer::logout(std::string& error) {
+  remove_oauth_record(options_.state_dir, config_.name, error);
+  if (!error.empty()) return false;
+  if (authorizer_) authorizer_->cancel();
+  authorizer_.reset();  // its token in memory goes too
+  if (state_ == State::kReady || state_ == State::kStarting) restart();
+  add_log("signed out");
+  return true;
 }
 
 }  // namespace toolhost::mcp

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "mcp/client.h"
+#include "mcp/oauth_authorizer.h"
 #include "mcp/server_config.h"
 #include "mcp/stdio_server.h"
 
@@ -28,6 +29,10 @@ namespace toolhost::mcp {
 // A question of server `server` for the user (mcp/elicitation.h's Elicit, with its name).
 using ServerElicit = std::function<void(const std::string& server, const ElicitationRequest&,
                                         std::function<void(ElicitationAnswer)> answer)>;
+
+// Server `server` waits for its sign-in at `url`; `host` is the authorization server's.
+using ServerSignIn =
+    std::function<void(const std::string& server, const std::string& url, const std::string& host)>;
 
 struct SupervisionOptions {
   std::string version;    // toolhost's, in the handshake
@@ -38,6 +43,9 @@ struct SupervisionOptions {
   uint64_t backoff_max_ms = 30'000;
   // Set: the servers' clients declare the `elicitation` capability and their questions go here.
   ServerElicit elicit;
+  // A server waits for its sign-in at `url` (the authorization server is `host`): tell the user
+  // and open it (lua/toolhost/mcp_signin.lua). Its tokens go to {state_dir}/mcp-oauth.
+  ServerSignIn sign_in;
 };
 
 class SupervisedServer {
@@ -76,6 +84,14 @@ class SupervisedServer {
   void update_policy(const ServerConfig& config) { config_ = config; }
   // Stops it and starts it again at once (no backoff).
   void restart();
+  // An HTTP server's sign-in through the browser now (:ToolMcp login); `done` with why not.
+  // Signed in, a server that failed starts again.
+  void login(std::function<void(std::optional<std::string> error)> done);
+  // Forgets its tokens and registration; a running connection starts again without them.
+  // False with `error` when the record could not be removed.
+  bool logout(std::string& error);
+  // The URL a sign-in waits on ("" when none waits): :ToolMcp shows it.
+  std::string sign_in_url() const { return authorizer_ ? authorizer_->pending_url() : ""; }
   // Stops it; what waited for it fails. `done` once its processes are gone (also those of
   // earlier runs still stopping). It may destroy this object.
   void stop(std::function<void()> done);
@@ -86,6 +102,8 @@ class SupervisedServer {
   void start_now();
   // A stdio server's process (server_) or an HTTP server's connection; null with `error`.
   std::unique_ptr<jsonrpc::Transport> open_transport(std::string& error);
+  // The HTTP server's sign-in, made once and kept across its connections.
+  std::shared_ptr<OAuthAuthorizer> authorizer();
   void connected();
   void listed(ToolList list, bool first);
   void fail(const std::string& reason);
@@ -108,6 +126,7 @@ class SupervisedServer {
   std::vector<Ready> waiting_;
   std::unique_ptr<StdioServer> server_;
   std::unique_ptr<Client> client_;
+  std::shared_ptr<OAuthAuthorizer> authorizer_;
   std::vector<std::unique_ptr<Retired>> retired_;  // stopping, or stopped and not yet freed
   std::vector<std::function<void()>> when_all_retired_;
   uv_timer_t* retry_ = nullptr;  // closed by its own callback chain (see the destructor)

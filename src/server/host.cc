@@ -66,6 +66,9 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
           [this](const std::string& server, const mcp::ElicitationRequest& request,
                  std::function<void(mcp::ElicitationAnswer)> answer) {
             elicitations_.ask(server, request, std::move(answer));
+          },
+          [this](const std::string& server, const std::string& url, const std::string& host) {
+            send_sign_in(server, url, host);
           }),
       quickfix_(
           loop, [this](nlohmann::json update) { feedback_.quickfix(std::move(update)); },

@@ -101,6 +101,11 @@ class Host {
   void configure_mcp(const nlohmann::json& options);
   // {id, action, content?}: Lua's answer to a server's question (server/elicitations.h).
   Reply mcp_elicited(const nlohmann::json& args);
+  // :ToolMcp login|logout {name}: a sign-in started (its end is notified), or tokens forgotten.
+  Reply mcp_login(const nlohmann::json& args);
+  Reply mcp_logout(const nlohmann::json& args);
+  // Tells the user a server waits for its sign-in, and opens the URL (lua/toolhost/mcp_signin.lua).
+  void send_sign_in(const std::string& server, const std::string& url, const std::string& host);
   // Puts a server's question to Neovim (lua/toolhost/mcp_elicit.lua), without waiting.
   void send_question(const nlohmann::json& question, std::function<void()> failed);
   // setup()'s servers, the config files and the acceptances read again and configured; Lua

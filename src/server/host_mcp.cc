@@ -75,6 +75,8 @@ void Host::add_mcp_methods() {
   methods_.add("toolhost.mcp_accept", bind(&Host::mcp_accept));
   methods_.add("toolhost.mcp_project", bind(&Host::mcp_project));
   methods_.add("toolhost.mcp_elicited", bind(&Host::mcp_elicited));
+  methods_.add("toolhost.mcp_login", bind(&Host::mcp_login));
+  methods_.add("toolhost.mcp_logout", bind(&Host::mcp_logout));
 }
 
 void Host::configure_mcp(const nlohmann::json& options) {
@@ -209,6 +211,36 @@ Host::Reply Host::mcp_elicited(const nlohmann::json& args) {
   auto done = elicitations_.answered(args);
   if (!done) return core::error(done.error());
   return ok();
+}
+
+Host::Reply Host::mcp_login(const nlohmann::json& raw) {
+  Args args(raw);
+  std::string name = args.string("name");
+  if (!args.ok()) return core::error(args.error());
+  // Answered at once: the sign-in takes a person's time; its end is a notification.
+  mcp_.servers().login(name, [this, name](std::optional<std::string> error) {
+    if (error) return feedback_.notify("toolhost: " + *error, "error");
+    feedback_.notify("toolhost: signed in to MCP server " + name, "info");
+  });
+  return ok();
+}
+
+Host::Reply Host::mcp_logout(const nlohmann::json& raw) {
+  Args args(raw);
+  std::string name = args.string("name");
+  if (!args.ok()) return core::error(args.error());
+  auto done = mcp_.servers().logout(name);
+  if (!done) return core::error(done.error());
+  return ok();
+}
+
+void Host::send_sign_in(const std::string& server, const std::string& url,
+                        const std::string& host) {
+  api_.exec_lua("require('toolhost.mcp_signin').open(...)",
+                nlohmann::json::array({server, url, host}),
+                [](const std::string& error, const nlohmann::json&) {
+                  if (!error.empty()) log::error("mcp: telling the user to sign in failed: " + error);
+                });
 }
 
 void Host::send_question(const nlohmann::json& question, std::function<void()> failed) {

@@ -6,7 +6,8 @@ namespace toolhost::server {
 
 McpTools::McpTools(uv_loop_t* loop, const std::string& state_dir, const std::string& cache_dir,
                    const std::string& version, const core::ToolTable& table,
-                   std::function<void()> tools_changed, mcp::ServerElicit elicit)
+                   std::function<void()> tools_changed, mcp::ServerElicit elicit,
+                   mcp::ServerSignIn sign_in)
     : table_(table),
       servers_(
           loop,
@@ -16,6 +17,7 @@ McpTools::McpTools(uv_loop_t* loop, const std::string& state_dir, const std::str
             options.cache_dir = cache_dir;
             options.version = version;
             options.elicit = std::move(elicit);
+            options.sign_in = std::move(sign_in);
             return options;
           }(),
           mcp::Servers::Events{std::move(tools_changed)}),

@@ -18,10 +18,12 @@ namespace toolhost::server {
 class McpTools : public tools::RemoteTools {
  public:
   // `table`: the host's tool table, where find() looks (it holds the servers' tools);
-  // `elicit`: who answers the servers' questions (the `elicitation` capability).
+  // `elicit`: who answers the servers' questions (the `elicitation` capability); `sign_in`: who
+  // tells the user that a server waits for its sign-in, and opens its URL.
   McpTools(uv_loop_t* loop, const std::string& state_dir, const std::string& cache_dir,
            const std::string& version, const core::ToolTable& table,
-           std::function<void()> tools_changed, mcp::ServerElicit elicit);
+           std::function<void()> tools_changed, mcp::ServerElicit elicit,
+           mcp::ServerSignIn sign_in);
 
   mcp::Servers& servers() { return servers_; }
 

@@ -22,6 +22,8 @@ for needed in "$node" "$suite"; do
 done
 
 # The suite writes results/ into its working directory: a temp one, kept only on failure.
+# conformance_client.sh writes its config with the same Node.
+export TOOLHOST_TEST_NODE="$node"
 tmp=$(mktemp -d)
 cd "$tmp" || exit 1
 "$node" "$suite" client --scenario "$scenario" \
