@@ -92,20 +92,9 @@ class McpProject : public ::testing::Test {
   }
 
   void wait_for_echo(NvimHarness& nvim) {
-    for (int i = 0; i < 200; ++i) {
-      json names = nvim.lua(R"(
-        local names = {}
-        for _, t in ipairs(require("toolhost").tools({ format = "mcp" }) or {}) do
-          names[#names + 1] = t.name
-        end
-        return names
-      )");
-      for (const auto& name : names) {
-        if (name == "everything__echo") return;
-      }
-      wait_event(nvim, "ToolhostToolsChanged");
+    if (!wait_for_mcp_tool(nvim, "everything__echo")) {
+      FAIL() << "everything__echo never joined the tool table";
     }
-    FAIL() << "everything__echo never joined the tool table";
   }
 
   // The block waits for approval, :ToolRun runs it, and its echo is written under it.
