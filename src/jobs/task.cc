@@ -8,6 +8,8 @@ Task::Task(uv_loop_t* loop, JobInfo& info, Events events)
     : loop_(loop), info_(info), events_(std::move(events)) {
   uv_timer_init(loop_, &deadline_);
   deadline_.data = this;
+  uv_timer_init(loop_, &flush_);
+  flush_.data = this;
   request_.data = this;
 }
 
@@ -44,6 +46,11 @@ bool Task::start(const std::vector<std::string>&) {
     starting_ = true;
     start_function(spec);
     starting_ = false;
+    if (!pending_output_.empty()) {
+      uv_timer_start(
+          &flush_, [](uv_timer_t* timer) { static_cast<Task*>(timer->data)->flush_pending_output(); },
+          0, 0);
+    }
     if (deferred_) {
       uv_timer_start(
           &deadline_,
@@ -165,15 +172,17 @@ void Task::close() {
   if (closing_) return;
   closing_ = true;
   if (self_) *self_ = nullptr;
-  uv_close(reinterpret_cast<uv_handle_t*>(&deadline_), [](uv_handle_t* handle) {
-    auto* self = static_cast<Task*>(handle->data);
-    self->timer_closed_ = true;
-    self->maybe_closed();
-  });
+  for (uv_timer_t* timer : {&deadline_, &flush_}) {
+    uv_close(reinterpret_cast<uv_handle_t*>(timer), [](uv_handle_t* handle) {
+      auto* self = static_cast<Task*>(handle->data);
+      --self->timers_open_;
+      self->maybe_closed();
+    });
+  }
 }
 
 void Task::maybe_closed() {
-  if (!timer_closed_ || working_) return;
+  if (timers_open_ > 0 || working_) return;
   // `closed` may destroy this Task, and with it events_: call a moved-out copy, and touch
   // nothing of *this afterwards (as Process does).
   auto closed = std::move(events_.closed);

@@ -46,10 +46,11 @@ class Task : public Executor {
   Events events_;
   uv_work_t request_{};
   uv_timer_t deadline_{};
+  uv_timer_t flush_{};  // shows the output from inside start() on the loop's next turn
   TaskOutcome outcome_;  // written by the worker thread, read after on_work_done
   StopHook stop_;        // a stream function's, until the job ends
   // A stream function's output from inside start() (no event may fire inside submit()), shown
-  // with its next output or its end.
+  // on the loop's next turn (flush_), or with its next output or its end if they come first.
   std::string pending_output_;
   // What an async function's `done` holds: this Task until it closes, then null, so a late
   // `done` finds nothing to call.
@@ -60,7 +61,7 @@ class Task : public Executor {
   bool closing_ = false;
   bool starting_ = false;  // inside start(): an async `done` now is deferred to the loop
   bool deferred_ = false;
-  bool timer_closed_ = false;
+  int timers_open_ = 2;  // deadline_ and flush_, until close() has closed both
 };
 
 // Runs `work` on libuv's threadpool and calls `done` with its outcome on the loop: disk work

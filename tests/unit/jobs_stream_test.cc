@@ -129,6 +129,26 @@ TEST_F(JobsStream, OutputInsideSubmitIsKeptAndShownWithTheEnd) {
   EXPECT_EQ(watch.seen.status, Status::Succeeded);
 }
 
+TEST_F(JobsStream, OutputInsideSubmitIsShownOnTheLoopsNextTurnWhileTheCallWaits) {
+  // "starting the MCP server", "waiting for sign-in": the call may then wait for minutes.
+  make();
+  Remote remote;
+  Watch watch;
+  engine_->submit(stream_spec([&](OutputSink output, TaskDone done) -> StopHook {
+                    output("waiting for sign-in\n");
+                    return remote.function()(std::move(output), std::move(done));
+                  }),
+                  watch.events());
+  EXPECT_EQ(watch.streamed, "") << "no event inside submit()";
+  ASSERT_TRUE(run_until(&loop_, [&] { return !watch.streamed.empty(); }));
+  EXPECT_EQ(watch.streamed, "waiting for sign-in\n");
+  EXPECT_FALSE(watch.done);
+  remote.output("signed in\n");
+  remote.done(TaskOutcome{0, "ok", ""});
+  ASSERT_TRUE(run_until(&loop_, [&] { return watch.done; }));
+  EXPECT_EQ(watch.seen.err.text(), "waiting for sign-in\nsigned in\n");
+}
+
 TEST_F(JobsStream, AThrowingFunctionFailsWithItsMessage) {
   make();
   JobInfo info = run(stream_spec(
