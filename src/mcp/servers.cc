@@ -149,21 +149,32 @@ core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, J
   const std::string tool_name = tool.tool;
   const std::string media_dir = options_.cache_dir.empty() ? "" : options_.cache_dir + "/mcp";
   return jobs::StreamFunction([this, alive, server_name, tool_name, arguments, media_dir](
-                                  jobs::OutputSink output, jobs::TaskDone done) -> jobs::StopHook {
+                                  jobs::OutputSink output,
+                                  jobs::TaskDone task_done) -> jobs::StopHook {
     struct CallState {
       bool stopped = false;
       Client* client = nullptr;
       uint64_t number = 0;
+      uint64_t sign_in_watch = 0;
     };
     auto state = std::make_shared<CallState>();
     SupervisedServer* server = alive.expired() ? nullptr : find(server_name);
     if (!server) {
-      done({1, "", "no MCP server named \"" + server_name + "\" is configured"});
+      task_done({1, "", "no MCP server named \"" + server_name + "\" is configured"});
       return nullptr;
     }
     if (server->state() != SupervisedServer::State::kReady) {
       output("starting the MCP server " + server_name + "\n");
     }
+    // Until it ends, the call's output tells of its server's sign-ins (it waits on them).
+    state->sign_in_watch = server->watch_sign_in([state, output](const std::string& line) {
+      if (!state->stopped) output(line);
+    });
+    jobs::TaskDone done = [this, alive, state, server_name, task_done](jobs::TaskOutcome outcome) {
+      SupervisedServer* watched = alive.expired() ? nullptr : find(server_name);
+      if (watched) watched->unwatch_sign_in(state->sign_in_watch);
+      task_done(std::move(outcome));
+    };
     server->when_ready([this, alive, state, server_name, tool_name, arguments, media_dir, output,
                         done](std::optional<std::string> error) {
       if (state->stopped) return;
@@ -187,6 +198,9 @@ core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, J
     });
     return [this, alive, state, server_name](core::Status reason) {
       state->stopped = true;
+      if (SupervisedServer* watched = alive.expired() ? nullptr : find(server_name)) {
+        watched->unwatch_sign_in(state->sign_in_watch);
+      }
       if (!state->client || alive.expired()) return;
       SupervisedServer* server = find(server_name);
       if (server && server->client() == state->client) {

@@ -318,13 +318,37 @@ std::shared_ptr<OAuthAuthorizer> SupervisedServer::authorizer() {
   auth.on_sign_in = [this, alive](const std::string& url, const std::string& host) {
     if (alive.expired()) return;
     add_log("waiting for sign-in at " + host);
+    sign_in_host_ = host;
+    tell_sign_in_watches(waiting_line());
     if (options_.sign_in) options_.sign_in(config_.name, url, host);
   };
   auth.on_signed_in = [this, alive](const std::string& error) {
-    if (!alive.expired()) add_log(error.empty() ? "signed in" : error);
+    if (alive.expired()) return;
+    add_log(error.empty() ? "signed in" : error);
+    sign_in_host_.clear();
+    if (error.empty()) tell_sign_in_watches("signed in to " + config_.name + "\n");
   };
   authorizer_ = OAuthAuthorizer::create(loop_, std::move(auth));
   return authorizer_;
+}
+
+uint64_t SupervisedServer::watch_sign_in(SignInWatch watch) {
+  static uint64_t watches = 0;  // ids unique across servers: a stale one erases nothing
+  if (!sign_in_url().empty()) watch(waiting_line());
+  sign_in_watches_.emplace(++watches, std::move(watch));
+  return watches;
+}
+
+std::string SupervisedServer::waiting_line() const {
+  return "waiting for sign-in to " + config_.name + " at " + sign_in_host_ +
+         " (in your browser; the URL is in :ToolMcp)\n";
+}
+
+void SupervisedServer::tell_sign_in_watches(const std::string& line) {
+  // A copy: a watch's output may end its call, which unwatches.
+  std::vector<SignInWatch> watches;
+  for (const auto& [id, watch] : sign_in_watches_) watches.push_back(watch);
+  for (const auto& watch : watches) watch(line);
 }
 
 void SupervisedServer::login(std::function<void(std::optional<std::string> error)> done) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +93,13 @@ class SupervisedServer {
   bool logout(std::string& error);
   // The URL a sign-in waits on ("" when none waits): :ToolMcp shows it.
   std::string sign_in_url() const { return authorizer_ ? authorizer_->pending_url() : ""; }
+  // A call waiting on this server hears its sign-in, as lines for the call's output (its chat
+  // block): "waiting for sign-in to NAME at HOST (...)" when one starts (at once when one is
+  // waiting already) and "signed in to NAME" when it ends well; a failed one fails the call.
+  // Returns an id for unwatch_sign_in; the watches end with this object.
+  using SignInWatch = std::function<void(const std::string& line)>;
+  uint64_t watch_sign_in(SignInWatch watch);
+  void unwatch_sign_in(uint64_t id) { sign_in_watches_.erase(id); }
   // Stops it; what waited for it fails. `done` once its processes are gone (also those of
   // earlier runs still stopping). It may destroy this object.
   void stop(std::function<void()> done);
@@ -111,6 +119,8 @@ class SupervisedServer {
   void retire(const std::string& reason);
   void flush(const std::optional<std::string>& error);
   void add_log(std::string line);
+  void tell_sign_in_watches(const std::string& line);
+  std::string waiting_line() const;
   uint64_t backoff_ms() const;
 
   uv_loop_t* loop_;
@@ -127,6 +137,8 @@ class SupervisedServer {
   std::unique_ptr<StdioServer> server_;
   std::unique_ptr<Client> client_;
   std::shared_ptr<OAuthAuthorizer> authorizer_;
+  std::string sign_in_host_;  // the authorization server's, while a sign-in waits
+  std::map<uint64_t, SignInWatch> sign_in_watches_;
   std::vector<std::unique_ptr<Retired>> retired_;  // stopping, or stopped and not yet freed
   std::vector<std::function<void()>> when_all_retired_;
   uv_timer_t* retry_ = nullptr;  // closed by its own callback chain (see the destructor)
