@@ -15,7 +15,7 @@ AgentProcess::AgentProcess(NvimHarness& nvim, std::string cwd, std::vector<std::
     uv_pipe_init(loop, pipe, 0);
     pipe->data = this;
   }
-  std::vector<std::string> argv_strings = {TOOLHOST_BINARY, "mcp", "serve"};
+  std::vector<std::string> argv_strings = {toolhost_binary(), "mcp", "serve"};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& arg : argv_strings) argv.push_back(arg.data());

@@ -75,8 +75,8 @@ class PlainNvim {
   PlainNvim(NvimHarness& env, const std::string& project) : env_(env) {
     const std::string init = project + "/init.lua";
     std::ofstream(init) << "vim.opt.rtp:prepend('" TOOLHOST_SOURCE_DIR "')\n"
-                        << "require('toolhost').setup({ binary = '" TOOLHOST_BINARY
-                           "', log_level = 'debug' })\n";
+                        << "require('toolhost').setup({ binary = '" << toolhost_binary()
+                        << "', log_level = 'debug' })\n";
     std::vector<std::string> args = {"nvim", "--headless", "-u", init, "-i", "NONE", "notes.txt"};
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());

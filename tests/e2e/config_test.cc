@@ -47,7 +47,7 @@ std::string joined(const std::set<std::string>& names) {
 // Lua's defaults of the options the host reads are the C++ defaults: same keys, same values.
 TEST(ConfigSchema, HostOptionsDefaultsAreTheBinarysDefaults) {
   NvimHarness nvim;  // its setup() options are not the defaults; for_host() is given those
-  json binary = json::parse(run(TOOLHOST_BINARY " --print-config"));
+  json binary = json::parse(run(toolhost_binary() + " --print-config"));
   json lua = nvim.lua(R"(
     local config = require("toolhost.config")
     return config.for_host(config.defaults())

@@ -31,7 +31,7 @@ void use_binary(NvimHarness& nvim, const std::string& binary) {
 TEST(Health, ReportsBinaryHostAndFeatures) {
   NvimHarness nvim;
   std::string report = checkhealth(nvim);
-  EXPECT_NE(report.find("OK: binary: " TOOLHOST_BINARY " (toolhost "), std::string::npos) << report;
+  EXPECT_NE(report.find("OK: binary: " + toolhost_binary() + " (toolhost "), std::string::npos) << report;
   EXPECT_NE(report.find("OK: host answers (pid "), std::string::npos) << report;
   EXPECT_NE(report.find("API level"), std::string::npos) << report;
   EXPECT_NE(report.find("state dir writable"), std::string::npos) << report;
@@ -62,7 +62,7 @@ TEST(Health, BinaryOlderThanTheSourcesAsksForMake) {
   NvimHarness nvim;
   // A copy of the binary last changed at the epoch: older than every file under src/.
   std::string old_binary = nvim.temp_dir() + "/toolhost";
-  std::filesystem::copy_file(TOOLHOST_BINARY, old_binary);
+  std::filesystem::copy_file(toolhost_binary(), old_binary);
   const timespec epoch[2] = {{0, 0}, {0, 0}};
   ASSERT_EQ(::utimensat(AT_FDCWD, old_binary.c_str(), epoch, 0), 0);
   use_binary(nvim, old_binary);
@@ -111,7 +111,7 @@ TEST(Health, BinaryOfAnotherVersionAsksForMake) {
   std::string other = nvim.temp_dir() + "/toolhost-0.0.1";
   std::ofstream(other) << "#!/bin/sh\n"
                           "[ \"$1\" = --version ] && { echo 'toolhost 0.0.1'; exit 0; }\n"
-                          "exec '" TOOLHOST_BINARY "' \"$@\"\n";
+                          "exec '" << toolhost_binary() << "' \"$@\"\n";
   ASSERT_EQ(::chmod(other.c_str(), 0755), 0);
   use_binary(nvim, other);
 

@@ -34,7 +34,7 @@ class HostProcess {
     EXPECT_EQ(::pipe2(from_host, O_CLOEXEC), 0);
     std::string log = dir_ + "/host.log";
     std::string state = dir_ + "/state", cache = dir_ + "/cache";
-    const char* args[] = {TOOLHOST_BINARY, "--stdio",     "--state-dir", state.c_str(),
+    const char* args[] = {toolhost_binary().c_str(), "--stdio",     "--state-dir", state.c_str(),
                           "--cache-dir",   cache.c_str(), "--log-file",  log.c_str(),
                           "--log-level",   "debug",       nullptr};
     uv_stdio_container_t stdio[3];
@@ -45,7 +45,7 @@ class HostProcess {
     stdio[2].flags = UV_INHERIT_FD;
     stdio[2].data.fd = 2;
     uv_process_options_t options{};
-    options.file = TOOLHOST_BINARY;
+    options.file = toolhost_binary().c_str();
     options.args = const_cast<char**>(args);
     options.stdio_count = 3;
     options.stdio = stdio;

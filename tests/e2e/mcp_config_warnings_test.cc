@@ -85,7 +85,7 @@ TEST(McpConfigWarnings, SetupsOwnErrorsAreShownAgainOnEachSetup) {
       end
     end
   )");
-  const json opts = {{"binary", TOOLHOST_BINARY},
+  const json opts = {{"binary", toolhost_binary()},
                      {"mcp", {{"servers", {{"broken", json::object()}}}}}};
   const char* setup = "require('toolhost').setup(...)";
   nvim.lua(setup, json::array({opts}));

@@ -220,7 +220,7 @@ TEST(McpView, AcceptWithNothingPendingSaysSoAndOtherwiseAsksTheTrustModule) {
 // that server off and says why, instead of relaying a chat's calls back into this Neovim.
 TEST(McpView, ToolhostsOwnServeIsLeftOffWithTheReason) {
   NvimHarness nvim(with_servers(
-      {{"itself", {{"command", TOOLHOST_BINARY}, {"args", {"mcp", "serve"}}}},
+      {{"itself", {{"command", toolhost_binary()}, {"args", {"mcp", "serve"}}}},
        {"good", fake_spec("ok")}}));
   nvim.forward_notify();
   WindowLines lines = open_until(nvim, "good", "running");

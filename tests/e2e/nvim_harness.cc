@@ -18,6 +18,14 @@
 namespace toolhost::e2e {
 namespace fs = std::filesystem;
 
+const std::string& toolhost_binary() {
+  static const std::string binary = [] {
+    const char* other = std::getenv("TOOLHOST_TEST_HOST");
+    return std::string(other && *other ? other : TOOLHOST_BINARY);
+  }();
+  return binary;
+}
+
 bool (*NvimHarness::test_failed)() = nullptr;
 
 std::string NvimHarness::binary() {
@@ -106,7 +114,7 @@ NvimHarness::NvimHarness(const nlohmann::json& setup_opts, const NvimHarness* sh
   // (agents_startup_test.cc tests the start at startup itself). The sandbox is off unless a
   // test turns it on: the tests of the approval flow hold `echo` for approval, which the
   // sandbox would run unasked (sandbox_test.cc tests it).
-  nlohmann::json opts = {{"binary", TOOLHOST_BINARY},
+  nlohmann::json opts = {{"binary", toolhost_binary()},
                          {"log_level", "debug"},
                          {"auto_run", false},
                          {"sandbox", "off"},

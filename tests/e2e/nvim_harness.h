@@ -16,6 +16,11 @@
 
 namespace toolhost::e2e {
 
+// The toolhost binary the tests start: this build's (TOOLHOST_BINARY), or the one the
+// environment's TOOLHOST_TEST_HOST names. The sanitizer build runs these tests, compiled once
+// in the normal build, against its own instrumented host that way (tests/CMakeLists.txt).
+const std::string& toolhost_binary();
+
 class NvimHarness {
  public:
   // Starts Neovim with XDG dirs under a fresh temporary directory, loads the plugin and
