@@ -23,12 +23,16 @@ PLUGIN_FLAGS = -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBU
 # use the precompiled header (the MCP layers and their tests took the suite past CI's 25 minutes
 # on 2 cores without it in the normal build). A missing #include fails in the development build
 # (scripts/configure without TOOLHOST_UNITY compiles every source on its own).
-# The sanitizer build also compiles at -O1 (what ASan recommends).
+# The sanitizer build compiles its instrumented layers at -Og: 35-45% less CPU than at -O1
+# (what ASan's documentation suggests; 42 s against 28 for a unity file of the MCP layer).
 TEST_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' \
   -DTOOLHOST_TESTS=ON -DTOOLHOST_PCH=ON -DTOOLHOST_UNITY=ON $(CMAKE_FLAGS)
-SAN_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG' \
+# It uses the normal test build's compiled tests (tests/CMakeLists.txt, TOOLHOST_TEST_CODE_FROM):
+# the unit tests' objects linked with its instrumented layers, the end-to-end tests run against
+# its instrumented host.
+SAN_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-Og -g1 -DNDEBUG' \
   -DTOOLHOST_TESTS=ON -DTOOLHOST_PCH=ON -DTOOLHOST_UNITY=ON -DTOOLHOST_ASAN=ON -DTOOLHOST_UBSAN=ON \
-  $(CMAKE_FLAGS)
+  -DTOOLHOST_TEST_CODE_FROM=$(abspath $(BUILD)-test) $(CMAKE_FLAGS)
 
 .PHONY: all build deps test test-build sanitizer-build test-sanitizers fuzz-smoke demo bench bench-smoke fuzz clean
 
@@ -68,7 +72,7 @@ sanitizer-build:
 	@scripts/configure $(BUILD)-san $(SAN_FLAGS)
 	@cmake --build $(BUILD)-san -j $(JOBS)
 
-test-sanitizers: sanitizer-build
+test-sanitizers: test-build sanitizer-build
 	@cd $(BUILD)-san && ctest --output-on-failure -j $(JOBS)
 
 demo: deps

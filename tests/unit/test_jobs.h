@@ -28,11 +28,10 @@
 namespace toolhost::jobs::testing {
 
 // Sanitizer builds keep freed memory in quarantine: RSS bounds only hold in normal builds.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+// Asked of the program, not of how this file was compiled: the sanitizer build links the
+// normal build's compiled tests (tests/CMakeLists.txt, TOOLHOST_TEST_CODE_FROM).
+extern "C" __attribute__((weak)) void __asan_init();
+inline const bool kSanitized = &__asan_init != nullptr;
 
 class TempDir {
  public:
