@@ -59,11 +59,11 @@ test-build: deps
 	    "-DTOOLHOST_TEST_NVIMS_FETCHED=$$fetched"
 	@cmake --build $(BUILD)-test -j $(JOBS)
 
-# The whole suite twice: the normal build (RSS bounds are asserted there), then ASan+UBSan;
-# the benchmarks once with tiny sizes (`make bench` unchanged but for the sizes; no figure is
-# checked), so that they cannot rot; and each fuzzer for a few seconds. scripts/test-all runs
-# them in that order, compiling the sanitizer and fuzz builds in the background at the lowest
-# priorities meanwhile (the tests leave a third of the two cores idle).
+# The whole suite twice: the normal build (RSS bounds are asserted there), then ASan+UBSan,
+# with each fuzz target's seeds and inputs mutated from them; the benchmarks once with tiny
+# sizes (`make bench` unchanged but for the sizes; no figure is checked), so that they cannot
+# rot. scripts/test-all runs them in that order, compiling the sanitizer build in the background
+# at the lowest priority meanwhile (the tests leave a third of the two cores idle).
 test: test-build
 	@scripts/test-all $(BUILD) $(JOBS)
 
@@ -93,8 +93,9 @@ bench-smoke:
 	@out=$$(BENCH_SMOKE=1 scripts/bench $(BUILD)-test 2>&1) || { echo "$$out" | tail -40; exit 1; }; \
 	  echo "bench smoke: ok (its report: $(BUILD)-test/bench-smoke/latest.md)"
 
-# Every fuzzer (scripts/fuzz has the list) for FUZZ_SMOKE_SECONDS each, as part of `make test`,
-# failing when one crashes; `make fuzz` runs each for FUZZ_SECONDS.
+# Every libFuzzer target (scripts/fuzz has the list) for FUZZ_SMOKE_SECONDS each, failing when
+# one crashes; `make fuzz` runs each for FUZZ_SECONDS. (`make test` replays their seeds in the
+# sanitizer build instead: the clang build took a quarter of its compiling.)
 fuzz-smoke:
 	@scripts/fuzz $(FUZZ_SMOKE_SECONDS) $(BUILD)-fuzz
 
