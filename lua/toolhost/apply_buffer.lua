@@ -15,6 +15,25 @@ local function gone(buf, edit, list)
   list.results[#list.results + 1] = { buf = buf, key = edit.key, job = edit.job, status = "gone" }
 end
 
+-- Whether the call `key` has a result on its way (this entry's rewrite, or one waiting) or one
+-- kept beside its changed block. The host forgets a call whose block no longer parses, which is
+-- also what a user's edit of a running call's block does: its result, sent before or with the
+-- forget, must still end as the conflict's WARN with the result kept (rewrite.lua), and those
+-- stay (as when the host saw the edit while the job ran, and forgot nothing).
+local function owes_result(st, entry, key)
+  if st.kept[key] then
+    return true
+  end
+  for _, edits in ipairs({ entry.edits or {}, st.waiting }) do
+    for _, edit in ipairs(edits) do
+      if edit.key == key then
+        return true
+      end
+    end
+  end
+  return false
+end
+
 local function buffer_state(entry, list)
   local buf = entry.buf
   if not api.nvim_buf_is_valid(buf) then
@@ -28,7 +47,9 @@ local function buffer_state(entry, list)
     list.dirty[buf] = st
   end
   for _, key in ipairs(entry.forget or {}) do
-    forget(buf, st, key)
+    if not owes_result(st, entry, key) then
+      forget(buf, st, key)
+    end
   end
   for _, d in ipairs(entry.diags or {}) do
     st.diags[d.key] = { row = d.row, severity = d.severity, message = d.message }

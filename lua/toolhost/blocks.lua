@@ -17,7 +17,9 @@ local buffers = {} -- buf -> per-buffer state
 function M.state(buf)
   local st = buffers[buf]
   if not st then
-    st = { marks = {}, streams = {}, results = {}, diags = {}, errors = {}, waiting = {} }
+    -- kept: key -> true for a call whose result was not written (its block changed) and is
+    -- shown beside it (rewrite.lua's conflict)
+    st = { marks = {}, streams = {}, results = {}, diags = {}, errors = {}, waiting = {}, kept = {} }
     buffers[buf] = st
   end
   return st
@@ -177,7 +179,7 @@ local function forget(buf, st, key)
     pcall(api.nvim_buf_del_extmark, buf, ns, st.results[key])
   end
   set_stream(buf, st, key, {})
-  st.marks[key], st.diags[key], st.results[key] = nil, nil, nil
+  st.marks[key], st.diags[key], st.results[key], st.kept[key] = nil, nil, nil, nil
 end
 
 -- The display options of a refresh. A call's diagnostic is a point (col 0 to col 0): its

@@ -35,6 +35,7 @@ end
 
 local function conflict(buf, st, edit, why)
   set_stream(buf, st, edit.key, edit.fallback)
+  st.kept[edit.key] = true
   local before = st.diags[edit.key] and st.diags[edit.key].message or edit.job
   st.diags[edit.key] = {
     row = (mark_range(buf, st, edit.key)) or 0,
@@ -111,6 +112,7 @@ local function try_edit(buf, st, edit)
     return conflict(buf, st, edit, tostring(err))
   end
   vim.b[buf].toolhost_own_tick = api.nvim_buf_get_changedtick(buf)
+  st.kept[edit.key] = nil -- a run again whose result was written
   if edit.insert then
     local end_row, end_col = blocks.range_end(buf, first + math.max(#edit.lines, 1) - 1)
     local ok_mark, id = pcall(api.nvim_buf_set_extmark, buf, ns, first, 0,
