@@ -14,6 +14,7 @@
 
 #include "jobs/host_id.h"
 #include "jobs/spawn.h"
+#include "sandbox/sandbox.h"
 
 namespace toolhost::jobs {
 namespace {
@@ -90,7 +91,12 @@ bool Process::start(const std::vector<std::string>& environment) {
     info_.leader_start_min = boot_ticks();
     if (env) error = spawn_process(info_.spec, *env, out[1], err[1], pid);
     info_.leader_start_max = boot_ticks();
-    if (error != 0) {
+    std::string step = error != 0 && info_.spec.sandbox ? info_.spec.sandbox->failed_step() : "";
+    if (error != 0 && !step.empty()) {
+      // The sandbox could not be set up as it must be: nothing ran, inside or outside it.
+      info_.error = "cannot start `" + info_.spec.argv[0] + "` in the sandbox: " + step + ": " +
+                    uv_strerror(-error);
+    } else if (error != 0) {
       info_.error =
           std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(-error);
     } else if (env) {
