@@ -265,9 +265,10 @@ int run_run_command(const RunCommand& command, std::ostream& out, std::ostream& 
     err << "toolhost run: no current directory: " << ec.message() << "\n";
     return 2;
   }
-  // The MCP sign-in records stay out of every sandboxed command's reach.
+  // The MCP sign-in records stay out of every sandboxed command's reach (a dry run runs none,
+  // and changes nothing).
   std::string hide_error;
-  if (!mcp::hide_oauth_records(*config, command.state_dir, hide_error)) {
+  if (!command.dry_run && !mcp::hide_oauth_records(*config, command.state_dir, hide_error)) {
     err << "toolhost run: " << hide_error << "\n";
   }
   Runner runner(command, std::move(*config), std::move(root), out, err);
