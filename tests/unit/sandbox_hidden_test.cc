@@ -144,6 +144,34 @@ TEST_F(SandboxHidden, AHiddenDirectoryReachedThroughASymlinkIsUnreadable) {
   expect_unreadable(*sandbox, "cat state/mcp-oauth/srv.json real-state/mcp-oauth/srv.json");
 }
 
+// A hidden path that cannot be covered (nor looked up) stops the spawn: nothing runs with it
+// readable, and the sandbox says which step failed, for the job's error. Here a directory the
+// namespace cannot enter: owned by a user it does not map (as root), or that the host cannot
+// search (as anyone else).
+TEST_F(SandboxHidden, APathThatCannotBeCoveredFailsTheSpawnClosed) {
+  const std::string locked = root_ + "/locked";
+  const std::string records = records_in(locked);
+  if (::getuid() == 0) {
+    ASSERT_EQ(::chown(locked.c_str(), 12345, 12345), 0);
+    ASSERT_EQ(::chmod(locked.c_str(), 0700), 0);
+  } else {
+    ASSERT_EQ(::chmod(locked.c_str(), 0), 0);
+  }
+  Settings hiding = settings();
+  hiding.hidden = {records};
+  auto sandbox = make(hiding);
+  ASSERT_TRUE(sandbox);
+  Outcome run = sh_in(*sandbox, "touch ran");
+  EXPECT_NE(run.spawn_error, 0);
+  EXPECT_FALSE(exists(root_ + "/ran"));
+  const std::string step = sandbox->failed_step();
+  EXPECT_TRUE(step.rfind("cover a hidden path (", 0) == 0 ||
+              step.rfind("look up a hidden path (", 0) == 0)
+      << step;
+  EXPECT_NE(step.find(records), std::string::npos) << step;
+  ::chmod(locked.c_str(), 0700);  // for the fixture's clean-up
+}
+
 // Covers only where Landlock does not hide: outside the writable places a read is denied, and
 // says so ("Permission denied"), which a cover (an empty directory) would not.
 TEST_F(SandboxHidden, OnlyThoseBeneathAWritablePlaceAreCovered) {
