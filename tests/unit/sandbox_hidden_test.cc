@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "jobs/spawn.h"
 #include "sandbox/hidden_paths.h"
 #include "sandbox_test_util.h"
 
@@ -169,6 +170,22 @@ TEST_F(SandboxHidden, APathThatCannotBeCoveredFailsTheSpawnClosed) {
               step.rfind("look up a hidden path (", 0) == 0)
       << step;
   EXPECT_NE(step.find(records), std::string::npos) << step;
+
+  // As a job spawns: the step comes back for the job's error; a spawn that fails before the
+  // sandbox (no such program) brings none back, whatever failed before it.
+  jobs::JobSpec spec;
+  spec.argv = {"/bin/sh", "-c", "touch ran"};
+  spec.cwd = root_;
+  spec.sandbox = std::shared_ptr<const Sandbox>(std::move(sandbox));
+  pid_t pid = -1;
+  std::string job_step;
+  EXPECT_NE(jobs::spawn_process(spec, environment(), -1, -1, pid, -1, &job_step), 0);
+  EXPECT_EQ(job_step, step);
+  spec.argv = {"toolhost-no-such-program"};
+  job_step.clear();
+  EXPECT_EQ(jobs::spawn_process(spec, environment(), -1, -1, pid, -1, &job_step), ENOENT);
+  EXPECT_EQ(job_step, "");
+  EXPECT_FALSE(exists(root_ + "/ran"));
   ::chmod(locked.c_str(), 0700);  // for the fixture's clean-up
 }
 
