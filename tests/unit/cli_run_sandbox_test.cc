@@ -84,8 +84,8 @@ TEST_F(CliRunSandbox, SandboxApprovedKeepsWhatYesApprovesInTheSandbox) {
 // sandbox is, so that it covers the one a later sign-in writes into.
 TEST_F(CliRunSandbox, AnUnaskedCommandCannotReadTheSignInRecords) {
   if (!sandbox::probe().available) GTEST_SKIP() << sandbox::probe().reason;
-  for (const std::string& state : {(outside_ / "state").string(), dir_ / "state",
-                                   root_ + "/.state"}) {
+  for (const std::string& state :
+       {(outside_ / "state").string(), dir_ / "state", root_ + "/.state"}) {
     state_dir_ = state;
     const std::string records = state + "/mcp-oauth";
     std::string text = run("true", /*yes=*/false);
