@@ -15,6 +15,7 @@
 #include "cli/transcript.h"
 #include "core/tool_table.h"
 #include "jobs/engine.h"
+#include "mcp/oauth_store.h"
 #include "parse/parser.h"
 #include "results/format.h"
 #include "results/result_block.h"
@@ -263,6 +264,12 @@ int run_run_command(const RunCommand& command, std::ostream& out, std::ostream& 
   if (root.empty()) {
     err << "toolhost run: no current directory: " << ec.message() << "\n";
     return 2;
+  }
+  // The MCP sign-in records stay out of every sandboxed command's reach (a dry run runs none,
+  // and changes nothing).
+  std::string hide_error;
+  if (!command.dry_run && !mcp::hide_oauth_records(*config, command.state_dir, hide_error)) {
+    err << "toolhost run: " << hide_error << "\n";
   }
   Runner runner(command, std::move(*config), std::move(root), out, err);
   return runner.run(*text);

@@ -12,6 +12,7 @@
 #include "cli/transcript.h"
 #include "jsonrpc/stream_transport.h"
 #include "mcp/host_registry.h"
+#include "mcp/oauth_store.h"
 #include "mcp/relay.h"
 #include "mcp/server.h"
 
@@ -191,6 +192,11 @@ int run_serve_command(const ServeCommand& command, std::ostream& err) {
   options.approve_all = command.approve == "all";
   options.state_dir = command.state_dir;
   options.cache_dir = command.cache_dir;
+  // The MCP sign-in records stay out of every sandboxed command's reach.
+  std::string hide_error;
+  if (!mcp::hide_oauth_records(options.config, command.state_dir, hide_error)) {
+    err << "toolhost mcp serve: " << hide_error << "\n";
+  }
   if (!handover) {
     err << "toolhost mcp serve: no Neovim serves " << root
         << (options.approve_all ? ": running every call here (--approve all)\n"

@@ -67,6 +67,9 @@ struct SandboxConfig {
   bool approved = false;              // `sandbox_approved`: what you approve runs sandboxed too
   std::vector<std::string> writable;  // `sandbox_writable`: more writable roots (build caches)
   std::optional<std::vector<std::string>> secrets;  // `sandbox_secrets`: unset = the defaults
+  // Not an option: absolute paths no sandboxed command may read either, set by the host and the
+  // CLI, which know toolhost's own secrets (the MCP sign-in records in the state dir).
+  std::vector<std::string> hidden;
 };
 
 // `quickfix` (|toolhost-quickfix|): build and test output into a quickfix list per call and

@@ -88,9 +88,14 @@ bool Process::start(const std::vector<std::string>& environment) {
         info_.spec.sandbox ? sandboxed_.begin(info_, environment, why) : &environment;
     if (!env) info_.error = "cannot start `" + info_.spec.argv[0] + "` in the sandbox: " + why;
     info_.leader_start_min = boot_ticks();
-    if (env) error = spawn_process(info_.spec, *env, out[1], err[1], pid);
+    std::string step;
+    if (env) error = spawn_process(info_.spec, *env, out[1], err[1], pid, -1, &step);
     info_.leader_start_max = boot_ticks();
-    if (error != 0) {
+    if (error != 0 && !step.empty()) {
+      // The sandbox could not be set up as it must be: nothing ran, inside or outside it.
+      info_.error = "cannot start `" + info_.spec.argv[0] + "` in the sandbox: " + step + ": " +
+                    uv_strerror(-error);
+    } else if (error != 0) {
       info_.error =
           std::string("cannot start `") + info_.spec.argv[0] + "`: " + uv_strerror(-error);
     } else if (env) {

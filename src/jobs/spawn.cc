@@ -91,14 +91,17 @@ int search_path(const std::string& file, const std::vector<std::string>& environ
 }
 
 int spawn_process(const JobSpec& spec, const std::vector<std::string>& environment, int out_fd,
-                  int err_fd, pid_t& pid, int in_fd) {
+                  int err_fd, pid_t& pid, int in_fd, std::string* sandbox_step) {
   const auto& args = spec.argv;
   std::string path;
   if (int error = search_path(args[0], environment, spec.cwd, path)) return error;
   if (spec.sandbox) {
     // The same child, set up in the sandbox between its clone and its exec (sandbox.h).
     sandbox::SpawnArgs sandboxed{path, args, environment, spec.cwd, in_fd, out_fd, err_fd};
-    if (int error = spec.sandbox->spawn(sandboxed, pid)) return error;
+    if (int error = spec.sandbox->spawn(sandboxed, pid)) {
+      if (sandbox_step) *sandbox_step = spec.sandbox->failed_step();
+      return error;
+    }
     lower_priority(pid, spec.nice);
     return 0;
   }

@@ -26,8 +26,9 @@ int search_path(const std::string& file, const std::vector<std::string>& environ
 // Spawns `spec.argv` in `spec.cwd` with `environment`, stdin `in_fd` (/dev/null when -1: a
 // job reads nothing; an MCP server reads its requests), stdout and stderr on `out_fd` and
 // `err_fd`, as the leader of a new session and process group, at `spec.nice` below the host.
-// Returns 0 and sets `pid`, or an errno value.
+// Returns 0 and sets `pid`, or an errno value; with `sandbox_step`, the step of the sandbox's
+// set-up that failed (Sandbox::failed_step()), empty when the spawn failed otherwise.
 int spawn_process(const JobSpec& spec, const std::vector<std::string>& environment, int out_fd,
-                  int err_fd, pid_t& pid, int in_fd = -1);
+                  int err_fd, pid_t& pid, int in_fd = -1, std::string* sandbox_step = nullptr);
 
 }  // namespace toolhost::jobs

@@ -17,10 +17,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string oauth_record_dir(const std::string& state_dir) {
-  return state_dir + "/mcp-oauth";
-}
-
 // Letters, digits, '-', '_' kept; every other byte as %XX (a name may hold '/' or '..').
 std::string oauth_file_name(const std::string& server) {
   static const char* kHex = "0123456789ABCDEF";
@@ -41,6 +37,24 @@ std::string oauth_record_field(const Json& json, const char* key) {
 }
 
 }  // namespace
+
+std::string oauth_record_dir(const std::string& state_dir) {
+  return state_dir + "/mcp-oauth";
+}
+
+bool hide_oauth_records(core::Config& config, const std::string& state_dir, std::string& error) {
+  if (state_dir.empty()) return true;
+  const std::string dir = oauth_record_dir(state_dir);
+  config.sandbox.hidden = {dir};
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0) return true;
+  base::make_dirs(state_dir);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    error = "cannot create " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
 
 std::string oauth_record_path(const std::string& state_dir, const std::string& server) {
   return oauth_record_dir(state_dir) + "/" + oauth_file_name(server) + ".json";

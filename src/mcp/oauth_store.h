@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "core/config.h"
+
 namespace toolhost::mcp {
 
 struct OAuthRecord {
@@ -25,6 +27,15 @@ struct OAuthRecord {
 
 // The file's path for `server` (its name made safe for a file name).
 std::string oauth_record_path(const std::string& state_dir, const std::string& server);
+// The records' directory, {state_dir}/mcp-oauth: no sandboxed command may read it (the host
+// and the CLI pass it as core::SandboxConfig::hidden).
+std::string oauth_record_dir(const std::string& state_dir);
+// Keeps the records from every sandboxed command `config` starts: their directory, made first
+// (0700) when absent, goes into config.sandbox.hidden (the sandbox then hides it by path, and
+// covers the directory it finds there at each spawn; made before, a sign-in's records never
+// land in a directory the sandbox has not seen). An empty state dir hides nothing. False and
+// `error` when the directory cannot be made; it is hidden all the same.
+bool hide_oauth_records(core::Config& config, const std::string& state_dir, std::string& error);
 // Nothing (and no error) when there is no record; nothing with `error` when it is unreadable.
 std::optional<OAuthRecord> load_oauth_record(const std::string& state_dir,
                                              const std::string& server, std::string& error);

@@ -82,7 +82,8 @@ TOOLHOST_CHILD_CODE bool write_file(const char* path, const char* text) {
 // to themselves so that files keep their owners; setgroups must be denied before an unprivileged
 // gid_map is accepted. The mounts are slaves: nothing reaches the host's namespace, while what
 // the host mounts later still shows in a namespace that is held and joined for a long time. Each
-// bind is made read-only before Landlock forbids any further mount, umount included.
+// bind is made read-only before Landlock forbids any further mount, umount included; then the
+// hidden paths are covered (a job cannot unmount the cover either).
 TOOLHOST_CHILD_CODE void enter_namespace(ChildPlan& plan) {
   if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) fail(plan, "unshare user and mount namespace");
   if (!write_file("/proc/self/setgroups", "deny")) fail(plan, "write /proc/self/setgroups");
@@ -99,6 +100,17 @@ TOOLHOST_CHILD_CODE void enter_namespace(ChildPlan& plan) {
     unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | bind.locked_flags;
     if (::mount(nullptr, bind.path, nullptr, flags, nullptr) != 0) {
       fail(plan, "remount a protected path read-only");
+    }
+  }
+  for (size_t i = 0; i < plan.hidden_count; ++i) {
+    const HiddenMount& hidden = plan.hidden[i];
+    int result = hidden.directory
+                     ? ::mount("none", hidden.path, "tmpfs",
+                               MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000,size=4k")
+                     : ::mount("/dev/null", hidden.path, nullptr, MS_BIND, nullptr);
+    if (result != 0) {
+      plan.failed_path = hidden.path;
+      fail(plan, "cover a hidden path");
     }
   }
 }
@@ -168,6 +180,7 @@ constexpr size_t kStackSize = 64 * 1024;
 int clone_child(int (*entry)(void*), int extra_flags, ChildPlan& plan, pid_t& pid) {
   plan.error = 0;
   plan.failed_step = nullptr;
+  plan.failed_path = nullptr;
   void* mapping = ::mmap(nullptr, kGuardSize + kStackSize, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (mapping == MAP_FAILED) return errno;

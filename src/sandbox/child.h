@@ -18,6 +18,14 @@ struct ReadOnlyBind {
   unsigned long locked_flags;
 };
 
+// A path no job may read, covered in the namespace: a directory by an empty read-only tmpfs
+// whose root has mode 000, a file (or anything not a directory) by a bind of /dev/null. Landlock
+// hides it already unless it lies beneath a writable place, whose rule grants reading too.
+struct HiddenMount {
+  const char* path;
+  bool directory;
+};
+
 struct ChildPlan {
   // What to exec; nullptr for a trial (probe): apply everything, then _exit(0).
   const char* path = nullptr;
@@ -35,6 +43,8 @@ struct ChildPlan {
   const char* gid_map = nullptr;
   const ReadOnlyBind* binds = nullptr;
   size_t bind_count = 0;
+  const HiddenMount* hidden = nullptr;  // mounted after the binds: they cover what is below
+  size_t hidden_count = 0;
   // Or one made before (hold_namespace), joined with setns(): both descriptors, or -1. The
   // child's cwd is then the namespace's root until it changes it: set `cwd`.
   int user_ns_fd = -1;
@@ -47,6 +57,7 @@ struct ChildPlan {
   // memory is shared, and CLONE_VFORK resumes the parent only after the exec or the exit).
   int error = 0;
   const char* failed_step = nullptr;
+  const char* failed_path = nullptr;  // the hidden path the step could not cover, if any
 };
 
 // Starts the child that applies `plan` (then execs, or exits 0 for a trial). Returns 0 and the

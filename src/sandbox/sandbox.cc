@@ -9,6 +9,7 @@
 
 #include "sandbox/child.h"
 #include "sandbox/held_namespace.h"
+#include "sandbox/hidden_paths.h"
 #include "sandbox/landlock_rules.h"
 #include "sandbox/protected_paths.h"
 #include "sandbox/protected_walk.h"
@@ -21,22 +22,6 @@ namespace {
 std::string real_path(const std::string& path) {
   char resolved[PATH_MAX];
   return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
-}
-
-// The secret stores as every path that reaches them: as configured, through the home's real
-// path, and where a store that is a symlink leads (its target would be readable otherwise).
-std::vector<std::string> hidden_paths(const Settings& settings) {
-  std::vector<std::string> hidden;
-  if (settings.home.empty()) return hidden;
-  const std::string home = settings.home;
-  const std::string real_home = real_path(home);
-  for (const auto& secret : settings.secrets) {
-    hidden.push_back(home + "/" + secret);
-    if (real_home != home) hidden.push_back(real_home + "/" + secret);
-    std::string target = real_path(home + "/" + secret);
-    if (target != home + "/" + secret) hidden.push_back(target);
-  }
-  return hidden;
 }
 
 std::string current_dir() {
@@ -59,8 +44,10 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
 
 class KernelSandbox final : public Sandbox {
  public:
-  KernelSandbox(Settings settings, int ruleset_fd, std::vector<sock_filter> program)
+  KernelSandbox(Settings settings, std::vector<std::string> covered, int ruleset_fd,
+                std::vector<sock_filter> program)
       : settings_(std::move(settings)),
+        covered_(std::move(covered)),
         ruleset_fd_(ruleset_fd),
         program_(std::move(program)),
         uid_map_(id_map(::getuid())),
@@ -81,6 +68,13 @@ class KernelSandbox final : public Sandbox {
     else
       sh_argv.push_back(nullptr);
     ReadOnlyBinds binds(settings_.root, candidates());
+    // Looked up at each spawn, as the binds: one created or replaced since is covered too.
+    HiddenMounts hidden(covered_);
+    failed_step_.clear();
+    if (hidden.error() != 0) {
+      failed_step_ = "look up a hidden path (" + hidden.failed_path() + ")";
+      return hidden.error();
+    }
     sock_fprog filter{static_cast<unsigned short>(program_.size()),
                       const_cast<sock_filter*>(program_.data())};
 
@@ -95,11 +89,10 @@ class KernelSandbox final : public Sandbox {
     plan.in_fd = args.in_fd;
     plan.out_fd = args.out_fd;
     plan.err_fd = args.err_fd;
-    // The namespace exists only to hold the binds: without one, a spawn joins none (Landlock
-    // forbids mounting either way).
-    if (binds.size() > 0) {
-      const char* failed_step = nullptr;
-      if (int error = held_.hold(binds, uid_map_.c_str(), gid_map_.c_str(), failed_step)) {
+    // The namespace exists only to hold the binds and covers: without them, a spawn joins
+    // none (Landlock forbids mounting either way).
+    if (binds.size() > 0 || hidden.size() > 0) {
+      if (int error = held_.hold(binds, hidden, uid_map_.c_str(), gid_map_.c_str(), failed_step_)) {
         return error;
       }
       plan.user_ns_fd = held_.user_fd();
@@ -107,10 +100,16 @@ class KernelSandbox final : public Sandbox {
     }
     plan.ruleset_fd = ruleset_fd_;
     // From the spawner thread the child inherits the filter; else it installs it itself.
-    if (spawner_) return spawner_->spawn(plan, pid);
-    plan.seccomp = &filter;
-    return start_child(plan, pid);
+    plan.seccomp = spawner_ ? nullptr : &filter;
+    int error = spawner_ ? spawner_->spawn(plan, pid) : start_child(plan, pid);
+    // The program's own exec error (ENOENT, EACCES) speaks for itself.
+    if (error != 0 && plan.failed_step && std::strcmp(plan.failed_step, "execve") != 0) {
+      failed_step_ = plan.failed_step;
+    }
+    return error;
   }
+
+  std::string failed_step() const override { return failed_step_; }
 
   // Without the thread (the kernel refused its filter), each child installs the filter.
   void start_spawner() {
@@ -153,6 +152,7 @@ class KernelSandbox final : public Sandbox {
   }
 
   Settings settings_;
+  std::vector<std::string> covered_;  // the hidden paths beneath a writable place
   int ruleset_fd_;
   std::vector<sock_filter> program_;
   std::string uid_map_;
@@ -166,6 +166,8 @@ class KernelSandbox final : public Sandbox {
   // What the last walk found below the root: a cache, refreshed by walk_protected() on a
   // sandbox the host shares by root as const (one loop thread uses it, as everything here).
   mutable std::vector<std::string> nested_;
+  // Why the last spawn failed in the set-up (failed_step()); the same one loop thread.
+  mutable std::string failed_step_;
 };
 
 }  // namespace
@@ -188,7 +190,8 @@ std::unique_ptr<Sandbox> Sandbox::create(const Settings& settings, std::string& 
   policy.writable = {resolved.root, "/tmp", "/dev/shm"};
   if (!settings.tmpdir.empty()) policy.writable.push_back(settings.tmpdir);
   policy.writable.insert(policy.writable.end(), settings.writable.begin(), settings.writable.end());
-  policy.hidden = hidden_paths(settings);
+  std::vector<std::string> hidden = hidden_paths(settings);
+  policy.hidden = hidden;
   policy.network = settings.network;
   int ruleset_fd = build_ruleset(policy, availability.landlock_abi, error);
   if (ruleset_fd < 0) return nullptr;
@@ -198,7 +201,11 @@ std::unique_ptr<Sandbox> Sandbox::create(const Settings& settings, std::string& 
     ::close(ruleset_fd);
     return nullptr;
   }
-  auto box = std::make_unique<KernelSandbox>(std::move(resolved), ruleset_fd, std::move(program));
+  // Only those beneath a writable place need a cover: Landlock hides the others, and says so
+  // (EACCES), where a cover would answer as an empty directory.
+  std::vector<std::string> covered = beneath_writable(hidden, policy.writable);
+  auto box = std::make_unique<KernelSandbox>(std::move(resolved), std::move(covered), ruleset_fd,
+                                             std::move(program));
   box->walk_protected();  // the names below the root, bound from the first spawn on
   box->start_spawner();
   return box;

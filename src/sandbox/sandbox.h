@@ -1,10 +1,12 @@
 #pragma once
 // The kernel sandbox of a job that runs unasked (SPEC 7, issue #38): Landlock (writes in the
 // project root, its temp dirs and the configured roots only; reads everywhere but the user's
-// secret stores), a user + mount namespace whose read-only binds keep the protected names inside
-// the root (.git, editor and agent config) unwritable, and a seccomp filter (no network but
-// socketpairs, no ptrace, no io_uring). Built once in the host, applied in the child between its
-// clone and its exec, at about the cost of a spawn. Knows nothing of jobs, tools or Neovim.
+// secret stores and the caller's hidden paths), a user + mount namespace whose read-only binds
+// keep the protected names inside the root (.git, editor and agent config) unwritable and whose
+// covers keep the hidden paths unreadable inside a writable place too, and a seccomp filter (no
+// network but socketpairs, no ptrace, no io_uring). Built once in the host, applied in the child
+// between its clone and its exec, at about the cost of a spawn. Knows nothing of jobs, tools or
+// Neovim.
 
 #include <sys/types.h>
 
@@ -38,6 +40,10 @@ struct Settings {
   std::vector<std::string> secrets;          // relative to home: unreadable (.ssh, .gnupg, ...)
   bool network = false;                      // an allow-list entry's `network = true`
   size_t walk_limit = 10000;                 // directories walk_protected() reads at most
+  // Absolute: unreadable too, the caller's own secrets (toolhost's MCP sign-in records). Those
+  // (and the secret stores) beneath a writable place are covered in the namespace at each spawn
+  // where they exist then (an empty directory, or /dev/null).
+  std::vector<std::string> hidden;
 };
 
 // The home's secret stores, by default. The names inside the root that stay read-only are the
@@ -63,8 +69,13 @@ class Sandbox {
   virtual ~Sandbox() = default;
 
   // Spawns as the leader of a new session and process group, sandboxed. Returns 0 and sets
-  // `pid`, or an errno value (the exec's, or the sandbox's set-up in the child).
+  // `pid`, or an errno value (the exec's, or the sandbox's set-up in the child). A hidden path
+  // that cannot be covered fails the spawn: nothing runs with it readable.
   virtual int spawn(const SpawnArgs& args, pid_t& pid) const = 0;
+
+  // What the last spawn that failed in the sandbox's set-up failed at ("cover a hidden path
+  // (/home/u/.netrc)"); empty when it was the program's exec, or nothing failed.
+  virtual std::string failed_step() const = 0;
 
   // The project root it lets a job write.
   virtual const std::string& root() const = 0;

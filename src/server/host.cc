@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "base/memory.h"
+#include "mcp/oauth_store.h"
 #include "rpc/convert.h"
 #include "server/args.h"
 #include "server/job_methods.h"
@@ -16,6 +17,14 @@ namespace {
 nlohmann::json first_arg(const rpc::Message& message) {
   nlohmann::json params = rpc::to_json(message.params);
   return params.is_array() && !params.empty() ? params[0] : nlohmann::json::object();
+}
+
+// The options with toolhost's own secrets hidden from every sandboxed command: the MCP
+// sign-in records (their directory is made first, so that the sandbox covers it).
+core::Config with_records_hidden(core::Config config, const std::string& state_dir) {
+  std::string error;
+  if (!mcp::hide_oauth_records(config, state_dir, error)) log::warn(error);
+  return config;
 }
 
 jobs::EngineOptions engine_options(const HostOptions& host) {
@@ -42,7 +51,8 @@ Host::Host(uv_loop_t* loop, rpc::Peer& peer, HostOptions options)
       peer_(peer),
       options_(std::move(options)),
       api_(peer),
-      config_(*core::config_from_json(nlohmann::json::object())),
+      config_(with_records_hidden(*core::config_from_json(nlohmann::json::object()),
+                                  options_.state_dir)),
       tools_(core::builtin_tool_table()),
       engine_(loop, engine_options(options_)),
       held_work_(loop, engine_),
@@ -188,7 +198,7 @@ Host::Reply Host::ping(const nlohmann::json&) {
 Host::Reply Host::setup(const nlohmann::json& args) {
   auto config = core::config_from_json(args);
   if (!config) return core::error("invalid options: " + config.error());
-  config_ = std::move(*config);
+  config_ = with_records_hidden(std::move(*config), options_.state_dir);
   agents_.config_changed();
   // Sessions parse with the custom tools and the MCP servers' tools too (Lua sets the host up
   // before it attaches a buffer; a server's tools come from its cache until it lists them).

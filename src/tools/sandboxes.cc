@@ -16,6 +16,8 @@ core::Result<std::shared_ptr<const sandbox::Sandbox>> sandbox_for(const core::Co
   for (const auto& path : config.sandbox.writable) key += path + '\1';
   key += '\n';
   for (const auto& path : secrets) key += path + '\1';
+  key += '\n';
+  for (const auto& path : config.sandbox.hidden) key += path + '\1';
   static std::map<std::string, std::shared_ptr<const sandbox::Sandbox>> built;
   if (auto found = built.find(key); found != built.end()) return found->second;
 
@@ -29,6 +31,7 @@ core::Result<std::shared_ptr<const sandbox::Sandbox>> sandbox_for(const core::Co
   const char* home = std::getenv("HOME");
   settings.home = home ? home : "";
   settings.secrets = secrets;
+  settings.hidden = config.sandbox.hidden;
   settings.network = network;
   std::string error;
   std::shared_ptr<const sandbox::Sandbox> box = sandbox::Sandbox::create(settings, error);

@@ -11,9 +11,9 @@
 
 namespace toolhost::tools {
 
-// The sandbox for jobs in `root` under `config` (its writable roots and secret stores, the
-// protected names of core::protected_names()), with the network or not; the error says why
-// the kernel refused it.
+// The sandbox for jobs in `root` under `config` (its writable roots, secret stores and hidden
+// paths, the protected names of core::protected_names()), with the network or not; the error
+// says why the kernel refused it.
 core::Result<std::shared_ptr<const sandbox::Sandbox>> sandbox_for(const core::Config& config,
                                                                  const std::string& root,
                                                                  bool network);

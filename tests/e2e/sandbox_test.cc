@@ -137,6 +137,32 @@ TEST(Sandbox, ANestedProtectedNameIsReadOnlyAndOneTheJobCreatesIsMovedAside) {
       << text;
 }
 
+// The MCP sign-in records (tokens, refresh tokens, client secrets) are never in a result block:
+// an auto-run `cat` of one runs in the sandbox and prints nothing of it. The harness's state dir
+// lies inside the project root, where Landlock's write rule alone would grant reading it; the
+// same block approved by hand reads it, so the test would fail with the sandbox off.
+TEST(Sandbox, AnUnaskedCommandCannotReadTheSignInRecords) {
+  NvimHarness nvim(kSandboxed);
+  nvim.forward_user_event("ToolhostJobFinished");
+  int64_t buf = open_chat(nvim, "records.chat.md");
+  // The host's state dir: stdpath("state"), or "data" on Neovim 0.7.
+  const fs::path records =
+      fs::path(nvim.lua("return require('toolhost.host').dirs().state").get<std::string>()) /
+      "mcp-oauth";
+  fs::create_directories(records);
+  std::ofstream(records / "srv.json") << "{\"access_token\": \"SECRET-TOKEN\"}\n";
+  const std::string command =
+      "cat " + (records / "srv.json").string() + "; cat " + records.string() + "/*";
+  reply(nvim, buf, bash_reply({command}));
+  std::string text = finished_text(nvim, buf);
+  EXPECT_NE(text.find("Failed: `" + command + "`"), std::string::npos) << text;  // it ran
+  EXPECT_EQ(text.find("SECRET-TOKEN"), std::string::npos) << text;
+
+  approve(nvim, buf, "✗ Failed: `" + command + "`");
+  text = finished_text(nvim, buf);
+  EXPECT_NE(text.find("SECRET-TOKEN"), std::string::npos) << text;
+}
+
 // :ToolRunAll runs what the policy would start unasked as auto-run does: in the sandbox.
 TEST(Sandbox, RunAllRunsWhatNeedsNoApprovalInTheSandbox) {
   NvimHarness nvim(json{{"sandbox", "auto"}, {"confirm_run_all", false}});
@@ -188,6 +214,28 @@ TEST(Sandbox, AHeadlessAgentsCommandRunsUnaskedInTheSandboxAndIsDeniedOutsideThe
   EXPECT_FALSE(fs::exists(dir / "outside" / "written"));
   agent.reset();
   fs::remove_all(dir);
+}
+
+// `toolhost mcp serve` without Neovim hides the sign-in records from what it runs unasked too.
+TEST(Sandbox, AHeadlessAgentsCommandCannotReadTheSignInRecords) {
+  char pattern[] = "/var/tmp/toolhost-headless-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const fs::path project = pattern;
+  NvimHarness nvim(json{{"sandbox", "auto"}});  // its loop and environment; no host serves it
+  // The CLI's state dir: $XDG_STATE_HOME/nvim/toolhost, whatever the Neovim.
+  const fs::path records =
+      fs::path(nvim.temp_dir()) / "XDG_STATE_HOME" / "nvim" / "toolhost" / "mcp-oauth";
+  fs::create_directories(records);
+  std::ofstream(records / "srv.json") << "{\"access_token\": \"SECRET-TOKEN\"}\n";
+  auto agent = connect_agent(nvim, "claude-code", project.string());
+  json result = agent->wait_result(
+      agent->call("run_terminal_command", {{"command", "cat " + (records / "srv.json").string()}}));
+  const std::string text = result["text"].get<std::string>();
+  EXPECT_NE(agent->log().find("no Neovim serves"), std::string::npos) << agent->log();
+  EXPECT_EQ(result["isError"], true) << text;  // it ran, unasked, and cat failed
+  EXPECT_EQ(text.find("SECRET-TOKEN"), std::string::npos) << text;
+  agent.reset();
+  fs::remove_all(project);
 }
 
 // Deleting in bulk asks, sandbox or not.
