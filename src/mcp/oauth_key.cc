@@ -34,7 +34,7 @@ std::string key_setting(const OAuthConfig& config) {
 std::unique_ptr<OAuthKey> OAuthKey::from_pem(const std::string& pem, const std::string& algorithm,
                                              std::string& error) {
   if (!algorithm.empty() && algorithm != "ES256" && algorithm != "RS256") {
-    error = "the algorithm " + algorithm + " is not one toolhost signs with (ES256, RS256)";
+    error = "cannot sign with " + algorithm + " (toolhost signs with ES256, RS256)";
     return nullptr;
   }
   if (pem.find("ENCRYPTED") != std::string::npos) {
@@ -58,7 +58,7 @@ std::unique_ptr<OAuthKey> OAuthKey::from_pem(const std::string& pem, const std::
         "form)";
     return nullptr;
   }
-  std::unique_ptr<OAuthKey> owned(new OAuthKey(key, ""));
+  auto owned = std::make_unique<OAuthKey>(Owned{}, key);
   int type = api.pkey_get_base_id(key);
   if (type == EVP_PKEY_EC) {
     char group[64] = {0};

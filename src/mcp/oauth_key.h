@@ -15,12 +15,16 @@ struct evp_pkey_st;
 namespace toolhost::mcp {
 
 class OAuthKey {
+  struct Owned {};  // private: only from_pem() makes one
+
  public:
   // `pem`'s private key (PKCS#8, or OpenSSL's traditional EC and RSA forms; not encrypted) for
   // `algorithm`, "ES256" or "RS256" ("": the key's own, ES256 for EC, RS256 for RSA). Null with
   // the reason when it is not such a key or libcrypto cannot be loaded.
   static std::unique_ptr<OAuthKey> from_pem(const std::string& pem, const std::string& algorithm,
                                             std::string& error);
+  // `key` is this object's from then on, freed with it.
+  OAuthKey(Owned, evp_pkey_st* key) : key_(key) {}
   ~OAuthKey();
   OAuthKey(const OAuthKey&) = delete;
   OAuthKey& operator=(const OAuthKey&) = delete;
@@ -31,7 +35,6 @@ class OAuthKey {
   std::string sign(const std::string& input, std::string& error) const;
 
  private:
-  OAuthKey(evp_pkey_st* key, std::string algorithm) : key_(key), algorithm_(std::move(algorithm)) {}
   evp_pkey_st* key_;
   std::string algorithm_;
 };
