@@ -20,13 +20,22 @@ struct OAuthConfig {
   // The URL of a client ID metadata document describing toolhost, used as the client_id where
   // the authorization server supports them (client_id_metadata_document_supported).
   std::string client_metadata_url;
+  // A private key (PEM) that signs the client's assertion at the token endpoint instead of a
+  // secret (private_key_jwt, RFC 7523): the text itself, or the absolute path of a file holding
+  // it; at most one of the two. Read when a sign-in needs it (oauth_key.h), never logged.
+  std::string private_key;
+  std::string private_key_file;
+  // "ES256" or "RS256"; "": the key's own (ES256 for an EC P-256 key, RS256 for an RSA key).
+  std::string algorithm;
   // "authorization_code" (a person signs in in a browser) or "client_credentials" (a machine
-  // signs in with `client_id` and `client_secret`).
+  // signs in with `client_id` and `client_secret` or `private_key`).
   std::string grant = "authorization_code";
   // Scopes asked for when neither the server's challenge nor its metadata name any.
   std::string scope;
   // How long a sign-in waits for the browser's redirect.
   uint64_t timeout_ms = 300'000;
+
+  bool has_private_key() const { return !private_key.empty() || !private_key_file.empty(); }
 };
 
 // `oauth` of a server's spec into `out`; the problem, or "". `expand` takes `${VAR}`s.

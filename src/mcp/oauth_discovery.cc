@@ -55,6 +55,8 @@ OAuthServerMetadata discovery_metadata(const Json& json) {
   m.registration_endpoint = discovery_text(json, "registration_endpoint");
   m.scopes_supported = discovery_list(json, "scopes_supported");
   m.token_endpoint_auth_methods = discovery_list(json, "token_endpoint_auth_methods_supported");
+  m.token_endpoint_auth_signing_algs =
+      discovery_list(json, "token_endpoint_auth_signing_alg_values_supported");
   auto cimd = json.find("client_id_metadata_document_supported");
   m.client_id_metadata_documents = cimd != json.end() && cimd->is_boolean() && cimd->get<bool>();
   return m;

@@ -19,6 +19,8 @@ struct OAuthServerMetadata {
   std::string registration_endpoint;  // "": no dynamic registration
   std::vector<std::string> scopes_supported;
   std::vector<std::string> token_endpoint_auth_methods;  // empty: client_secret_basic
+  // The algorithms it takes client assertions signed with (private_key_jwt); empty: unnamed.
+  std::vector<std::string> token_endpoint_auth_signing_algs;
   bool client_id_metadata_documents = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include "mcp/oauth_discovery.h"
 #include "mcp/oauth_http.h"
+#include "mcp/oauth_key.h"
 #include "mcp/oauth_pkce.h"
 #include "mcp/oauth_text.h"
 #include "mcp/oauth_token.h"
@@ -58,22 +59,51 @@ OAuthFlowResult flow_failed(std::string why) {
   return result;
 }
 
+// The client configured in `oauth`, authenticating as the authorization server allows with
+// what the configuration holds (a private key, a secret, neither); no id with `error` set when
+// they do not meet.
+OAuthClient flow_configured_client(const OAuthFlowInput& input, const OAuthServerMetadata& server,
+                                   std::string& error) {
+  const OAuthConfig& config = input.config;
+  std::string method = choose_token_auth_method(
+      server.token_endpoint_auth_methods, !config.client_secret.empty(), config.has_private_key());
+  if (method.empty()) {
+    std::string listed;
+    for (const std::string& word : server.token_endpoint_auth_methods) {
+      listed += (listed.empty() ? "" : ", ") + word;
+    }
+    error = "the authorization server " + server.issuer +
+            " takes no private_key_jwt client assertion at its token endpoint (it lists " + listed +
+            "): configure what it takes (oauth.client_secret)";
+    return {};
+  }
+  return {config.client_id, config.client_secret, method, ""};
+}
+
+// A private_key_jwt client's assertion for its next token request, signed now: aud names the
+// authorization server by its issuer (as MCP's SDKs do; RFC 7523 allows the token endpoint
+// too). False with `error` set when the key cannot sign.
+bool flow_sign(OAuthClient& client, const OAuthFlowInput& input, const OAuthServerMetadata& server,
+               std::string& error) {
+  if (client.auth_method != "private_key_jwt") return true;
+  const std::string& audience = server.issuer.empty() ? server.token_endpoint : server.issuer;
+  client.assertion = make_client_assertion(input.config, client.id, audience,
+                                           server.token_endpoint_auth_signing_algs, error);
+  return !client.assertion.empty();
+}
+
 // The client toolhost signs in as: configured, kept from an earlier registration with the same
 // authorization server, a metadata document, or registered now.
 OAuthClient flow_client(const OAuthFlowInput& input, const OAuthDiscovery& found,
                        const OAuthRecord& kept, const std::string& redirect_uri,
                        std::string& error) {
   const OAuthServerMetadata& server = found.server;
-  if (!input.config.client_id.empty()) {
-    return {input.config.client_id, input.config.client_secret,
-            choose_token_auth_method(server.token_endpoint_auth_methods,
-                                     !input.config.client_secret.empty())};
-  }
+  if (!input.config.client_id.empty()) return flow_configured_client(input, server, error);
   if (!kept.client_id.empty() && kept.issuer == server.issuer) {
-    return {kept.client_id, kept.client_secret, kept.client_auth_method};
+    return {kept.client_id, kept.client_secret, kept.client_auth_method, ""};
   }
   if (server.client_id_metadata_documents && !input.config.client_metadata_url.empty()) {
-    return {input.config.client_metadata_url, "", "none"};
+    return {input.config.client_metadata_url, "", "none", ""};
   }
   if (server.registration_endpoint.empty()) {
     error = "the authorization server " + server.issuer +
@@ -128,18 +158,24 @@ OAuthFlowResult run_oauth_flow(const OAuthFlowInput& input) {
   if (input.status == 401 && !kept.refresh_token.empty() && !kept.client_id.empty()) {
     FormFields fields = {{"grant_type", "refresh_token"}, {"refresh_token", kept.refresh_token}};
     fields.insert(fields.end(), resource.begin(), resource.end());
-    OAuthClient client{kept.client_id, kept.client_secret, kept.client_auth_method};
-    if (!input.config.client_id.empty()) client.secret = input.config.client_secret;
-    TokenAnswer answer = request_token(found.server.token_endpoint, fields, client);
-    if (answer.error.empty()) return flow_keep(kept, answer, kept.scope, input);
+    OAuthClient client{kept.client_id, kept.client_secret, kept.client_auth_method, ""};
+    std::string unusable;  // the sign-in below meets the same problem and says it
+    if (!input.config.client_id.empty()) {
+      client = flow_configured_client(input, found.server, unusable);
+    }
+    if (!client.id.empty() && flow_sign(client, input, found.server, unusable)) {
+      TokenAnswer answer = request_token(found.server.token_endpoint, fields, client);
+      if (answer.error.empty()) return flow_keep(kept, answer, kept.scope, input);
+    }
     kept.refresh_token.clear();
     kept.access_token.clear();
   }
 
   if (input.config.grant == "client_credentials") {
-    OAuthClient client{input.config.client_id, input.config.client_secret,
-                       choose_token_auth_method(found.server.token_endpoint_auth_methods,
-                                                !input.config.client_secret.empty())};
+    OAuthClient client = flow_configured_client(input, found.server, error);
+    if (client.id.empty() || !flow_sign(client, input, found.server, error)) {
+      return flow_failed(error);
+    }
     FormFields fields = {{"grant_type", "client_credentials"}};
     if (!scope.empty()) fields.emplace_back("scope", scope);
     fields.insert(fields.end(), resource.begin(), resource.end());
@@ -185,6 +221,7 @@ OAuthFlowResult run_oauth_flow(const OAuthFlowInput& input) {
                        {"redirect_uri", redirect->redirect_uri()},
                        {"code_verifier", verifier}};
   fields.insert(fields.end(), resource.begin(), resource.end());
+  if (!flow_sign(client, input, found.server, error)) return flow_failed(error);
   TokenAnswer answer = request_token(found.server.token_endpoint, fields, client);
   if (!answer.error.empty()) return flow_failed(answer.error);
   return flow_keep(kept, answer, scope, input);

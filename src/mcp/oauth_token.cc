@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mcp/oauth_http.h"
+#include "mcp/oauth_jwt.h"
 #include "mcp/oauth_text.h"
 
 namespace toolhost::mcp {
@@ -30,7 +31,12 @@ bool token_is_bearer(const std::string& type) {
 
 }  // namespace
 
-std::string choose_token_auth_method(const std::vector<std::string>& supported, bool has_secret) {
+std::string choose_token_auth_method(const std::vector<std::string>& supported, bool has_secret,
+                                     bool has_key) {
+  if (has_key && (supported.empty() || token_offers(supported, "private_key_jwt"))) {
+    return "private_key_jwt";
+  }
+  if (has_key && !has_secret) return "";
   if (!has_secret) return "none";
   if (supported.empty() || token_offers(supported, "client_secret_basic")) return "client_secret_basic";
   if (token_offers(supported, "client_secret_post")) return "client_secret_post";
@@ -48,6 +54,10 @@ TokenAnswer request_token(const std::string& token_endpoint, FormFields fields,
     fields.emplace_back("client_id", client.id);
     if (client.auth_method == "client_secret_post") {
       fields.emplace_back("client_secret", client.secret);
+    } else if (client.auth_method == "private_key_jwt") {
+      // RFC 7523 2.2; client_id too, which RFC 6749 allows and some servers look up first.
+      fields.emplace_back("client_assertion_type", kJwtBearerAssertionType);
+      fields.emplace_back("client_assertion", client.assertion);
     }
   }
   OAuthHttpResponse response = oauth_post(token_endpoint, form_encode(fields),

@@ -64,6 +64,15 @@ extra=$(cd "$build" && find . -type f -perm -u+x ! -name toolhost ! -path './CMa
 # The binary users get is linked statically where the archives exist (P7: idle RSS); it must
 # run the whole loop through Neovim as the test build does.
 if ldd "$build/toolhost" >/dev/null 2>&1; then linked=dynamic; else linked=static; fi
+# libcurl and libcrypto are loaded when first needed (src/jsonrpc/curl_api.h,
+# src/mcp/crypto_api.h): named among the binary's NEEDED libraries, every idle host would map
+# them and what they need (P7).
+if command -v readelf >/dev/null 2>&1; then
+  needed=$(readelf -d "$build/toolhost" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  case " $needed" in
+    *" libcurl"* | *" libcrypto"* | *" libssl"*) fail "build/toolhost needs at its start: $needed" ;;
+  esac
+fi
 "$source_dir/tests/demo/demo_test.sh" "$work/toolhost" "$build/toolhost" >"$work/demo.log" 2>&1 ||
   { cat "$work/demo.log"; fail "the demo loop failed with the $linked build/toolhost"; }
 

@@ -12,20 +12,28 @@ trap 'rm -rf "$tmp"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 # What a user would write for this server: its url, and for the auth scenarios the `oauth`
 # settings the scenario hands over in $MCP_CONFORMANCE_CONTEXT (a pre-registered client, a
-# machine's client credentials) plus the client ID metadata document toolhost would publish.
-# The suite's Node writes the JSON ($TOOLHOST_TEST_NODE, set by conformance_test.sh).
+# machine's client credentials: a secret, or a private key, which goes into a file only the user
+# can read, named by private_key_file) plus the client ID metadata document toolhost would
+# publish. The suite's Node writes the JSON ($TOOLHOST_TEST_NODE, set by conformance_test.sh).
 "${TOOLHOST_TEST_NODE:-node}" -e '
-  const [url, scenario, context] = process.argv.slice(1);
+  const fs = require("fs");
+  const [url, scenario, context, dir] = process.argv.slice(1);
   const server = { url };
   if (scenario.startsWith("auth/")) {
     const given = context ? JSON.parse(context) : {};
     server.oauth = { client_metadata_url: "https://conformance-test.local/client-metadata.json" };
     if (given.client_id) server.oauth.client_id = given.client_id;
     if (given.client_secret) server.oauth.client_secret = given.client_secret;
+    if (given.private_key_pem) {
+      const file = dir + "/client-key.pem";
+      fs.writeFileSync(file, given.private_key_pem, { mode: 0o600 });
+      server.oauth.private_key_file = file;
+      if (given.signing_algorithm) server.oauth.algorithm = given.signing_algorithm;
+    }
     if (scenario.startsWith("auth/client-credentials")) server.oauth.grant = "client_credentials";
   }
   console.log(JSON.stringify({ mcp: { servers: { conformance: server } } }));
-' "$url" "${MCP_CONFORMANCE_SCENARIO:-}" "${MCP_CONFORMANCE_CONTEXT:-}" >"$tmp/config.json"
+' "$url" "${MCP_CONFORMANCE_SCENARIO:-}" "${MCP_CONFORMANCE_CONTEXT:-}" "$tmp" >"$tmp/config.json"
 # The sign-in's browser fetches the URL and follows the redirects; the tokens land in a state
 # directory of this run only.
 export BROWSER="$here/fetch_browser.sh"

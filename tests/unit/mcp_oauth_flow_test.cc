@@ -1,7 +1,8 @@
 // MCP sign-in against a local server that needs it (tests/fixtures/oauth_fake_server.mjs):
 // the whole flow through a headless browser, a silent refresh, a revoked refresh token that
 // signs in again, the transport's queued requests failing with the reason when the sign-in
-// times out, and a token that never reaches another origin. Skipped without Node.js.
+// times out, a token that never reaches another origin, and private_key_jwt's signed client
+// assertions (client credentials, the code, a refresh). Skipped without Node.js.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -15,7 +16,9 @@
 #include "jsonrpc/message.h"
 #include "mcp/oauth_authorizer.h"
 #include "mcp/oauth_flow.h"
+#include "mcp/oauth_text.h"
 #include "oauth_fake_server.h"
+#include "oauth_test_keys.h"
 #include "test_loop.h"
 
 namespace toolhost::mcp {
@@ -209,6 +212,106 @@ TEST_F(McpOAuthFlow, TheTokenNeverReachesAnotherOrigin) {
   EXPECT_TRUE(log["other"].empty());
   // Nor does the error say the token.
   EXPECT_EQ(said.find("access-"), std::string::npos) << said;
+}
+
+// The token request's client assertion, checked: its type, the claims (iss = sub = the client,
+// aud = the issuer) and its signature by `key`; the claims, or null when something is off.
+Json flow_checked_assertion(const std::string& body, EVP_PKEY* key, const std::string& issuer) {
+  auto form = form_decode(body);
+  EXPECT_EQ(form["client_assertion_type"],
+            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+  EXPECT_EQ(form.count("client_secret"), 0u);
+  auto parts = testing::test_jwt_parts(form["client_assertion"]);
+  if (parts.size() != 3) return nullptr;
+  Json claims = Json::parse(testing::test_base64url_decode(parts[1]), nullptr, false);
+  EXPECT_EQ(claims["iss"], form["client_id"]);
+  EXPECT_EQ(claims["sub"], form["client_id"]);
+  EXPECT_EQ(claims["aud"], issuer);
+  EXPECT_TRUE(testing::test_signature_verifies(key, parts[0] + "." + parts[1],
+                                               testing::test_base64url_decode(parts[2])));
+  return claims;
+}
+
+TEST_F(McpOAuthFlow, AMachineSignsInWithAPrivateKeyJwt) {
+  server_->configure(tenant_,
+                     {{"token_auth_methods", {"private_key_jwt"}}, {"signing_algs", {"ES256"}}});
+  auto key = testing::test_ec_key();
+  std::string pem = testing::test_key_pem(key.get());
+  std::string path = dir_ + "/machine.pem";
+  FILE* file = fopen(path.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  fputs(pem.c_str(), file);
+  fclose(file);
+  OAuthFlowInput in = input();
+  in.config.grant = "client_credentials";
+  in.config.client_id = "machine";
+  in.config.private_key_file = path;
+  OAuthFlowResult result = run_oauth_flow(in);
+  ASSERT_EQ(result.error, "");
+  EXPECT_EQ(result.record.client_auth_method, "private_key_jwt");
+  EXPECT_EQ(endpoints(), (std::vector<std::string>{"token"}));  // no browser, no registration
+  std::string body = last("token")["body"];
+  EXPECT_EQ(form_decode(body)["grant_type"], "client_credentials");
+  EXPECT_EQ(form_decode(body)["client_id"], "machine");
+  Json first = flow_checked_assertion(body, key.get(), server_->origin() + "/t/" + tenant_);
+  EXPECT_EQ(first["exp"].get<int64_t>() - first["iat"].get<int64_t>(), 300);
+
+  // The next sign-in refreshes, with an assertion of its own (a new jti).
+  OAuthFlowResult again = run_oauth_flow(in);
+  ASSERT_EQ(again.error, "");
+  std::string refresh = last("token")["body"];
+  EXPECT_EQ(form_decode(refresh)["grant_type"], "refresh_token");
+  Json second = flow_checked_assertion(refresh, key.get(), server_->origin() + "/t/" + tenant_);
+  EXPECT_NE(second["jti"], first["jti"]);
+  // The record holds the method, never the key.
+  std::string record;
+  if (FILE* saved = fopen(oauth_record_path(dir_, "fake").c_str(), "r")) {
+    char buffer[4096];
+    size_t got = fread(buffer, 1, sizeof buffer, saved);
+    record.assign(buffer, got);
+    fclose(saved);
+  }
+  EXPECT_NE(record.find("private_key_jwt"), std::string::npos) << record;
+  EXPECT_EQ(record.find("PRIVATE KEY"), std::string::npos) << record;
+}
+
+TEST_F(McpOAuthFlow, TheBrowserSignInSendsTheAssertionWithTheCode) {
+  server_->configure(tenant_, {{"token_auth_methods", {"private_key_jwt", "none"}}});
+  auto key = testing::test_rsa_key(2048);
+  OAuthFlowInput in = input();
+  in.config.client_id = "registered";
+  in.config.private_key = testing::test_key_pem(key.get());
+  OAuthFlowResult result = run_oauth_flow(in);
+  ASSERT_EQ(result.error, "");
+  EXPECT_EQ(endpoints(), (std::vector<std::string>{"authorize", "token"}));
+  std::string body = last("token")["body"];
+  EXPECT_EQ(form_decode(body)["grant_type"], "authorization_code");
+  flow_checked_assertion(body, key.get(), server_->origin() + "/t/" + tenant_);
+}
+
+TEST_F(McpOAuthFlow, AServerThatTakesNoKeyIsSaidBeforeAnyTokenRequest) {
+  server_->configure(tenant_, {{"token_auth_methods", {"client_secret_basic"}}});
+  auto key = testing::test_ec_key();
+  OAuthFlowInput in = input();
+  in.config.grant = "client_credentials";
+  in.config.client_id = "machine";
+  in.config.private_key = testing::test_key_pem(key.get());
+  OAuthFlowResult result = run_oauth_flow(in);
+  EXPECT_NE(result.error.find("takes no private_key_jwt client assertion at its token endpoint "
+                              "(it lists client_secret_basic)"),
+            std::string::npos)
+      << result.error;
+  EXPECT_EQ(result.error.find("PRIVATE KEY"), std::string::npos) << result.error;
+  EXPECT_TRUE(endpoints().empty());
+
+  // One that names its algorithms, without the key's.
+  server_->configure(tenant_,
+                     {{"token_auth_methods", {"private_key_jwt"}}, {"signing_algs", {"RS256"}}});
+  result = run_oauth_flow(in);
+  EXPECT_NE(result.error.find("accepts client assertions signed with RS256, not with ES256"),
+            std::string::npos)
+      << result.error;
+  EXPECT_TRUE(endpoints().empty());
 }
 
 }  // namespace
