@@ -4,6 +4,8 @@
 
 #ifdef TOOLHOST_CURL_DLOPEN
 #include <dlfcn.h>
+
+#include "base/dl_symbol.h"
 #endif
 
 namespace toolhost::jsonrpc {
@@ -12,12 +14,7 @@ namespace {
 CurlApi table{};
 
 #ifdef TOOLHOST_CURL_DLOPEN
-template <typename Function>
-bool find(void* library, const char* name, Function& slot, std::string& missing) {
-  slot = reinterpret_cast<Function>(dlsym(library, name));
-  if (!slot) missing += (missing.empty() ? "" : ", ") + std::string(name);
-  return slot != nullptr;
-}
+using base::dl_symbol;
 
 std::string open_library() {
   void* library = nullptr;
@@ -29,23 +26,23 @@ std::string open_library() {
   }
   if (!library) return "cannot load libcurl (" + why + "); install libcurl (Debian: libcurl4)";
   std::string missing;
-  find(library, "curl_global_init", table.global_init, missing);
-  find(library, "curl_easy_init", table.easy_init, missing);
-  find(library, "curl_easy_cleanup", table.easy_cleanup, missing);
-  find(library, "curl_easy_setopt", table.easy_setopt, missing);
-  find(library, "curl_easy_getinfo", table.easy_getinfo, missing);
-  find(library, "curl_easy_strerror", table.easy_strerror, missing);
-  find(library, "curl_multi_init", table.multi_init, missing);
-  find(library, "curl_multi_cleanup", table.multi_cleanup, missing);
-  find(library, "curl_multi_setopt", table.multi_setopt, missing);
-  find(library, "curl_multi_add_handle", table.multi_add_handle, missing);
-  find(library, "curl_multi_remove_handle", table.multi_remove_handle, missing);
-  find(library, "curl_multi_assign", table.multi_assign, missing);
-  find(library, "curl_multi_socket_action", table.multi_socket_action, missing);
-  find(library, "curl_multi_info_read", table.multi_info_read, missing);
-  find(library, "curl_slist_append", table.slist_append, missing);
-  find(library, "curl_slist_free_all", table.slist_free_all, missing);
-  find(library, "curl_easy_perform", table.easy_perform, missing);
+  dl_symbol(library, "curl_global_init", table.global_init, missing);
+  dl_symbol(library, "curl_easy_init", table.easy_init, missing);
+  dl_symbol(library, "curl_easy_cleanup", table.easy_cleanup, missing);
+  dl_symbol(library, "curl_easy_setopt", table.easy_setopt, missing);
+  dl_symbol(library, "curl_easy_getinfo", table.easy_getinfo, missing);
+  dl_symbol(library, "curl_easy_strerror", table.easy_strerror, missing);
+  dl_symbol(library, "curl_multi_init", table.multi_init, missing);
+  dl_symbol(library, "curl_multi_cleanup", table.multi_cleanup, missing);
+  dl_symbol(library, "curl_multi_setopt", table.multi_setopt, missing);
+  dl_symbol(library, "curl_multi_add_handle", table.multi_add_handle, missing);
+  dl_symbol(library, "curl_multi_remove_handle", table.multi_remove_handle, missing);
+  dl_symbol(library, "curl_multi_assign", table.multi_assign, missing);
+  dl_symbol(library, "curl_multi_socket_action", table.multi_socket_action, missing);
+  dl_symbol(library, "curl_multi_info_read", table.multi_info_read, missing);
+  dl_symbol(library, "curl_slist_append", table.slist_append, missing);
+  dl_symbol(library, "curl_slist_free_all", table.slist_free_all, missing);
+  dl_symbol(library, "curl_easy_perform", table.easy_perform, missing);
   if (!missing.empty()) return "the libcurl found lacks " + missing;
   return "";
 }

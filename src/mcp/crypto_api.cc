@@ -5,21 +5,13 @@
 #include <mutex>
 
 #ifdef TOOLHOST_CRYPTO_DLOPEN
-#include <dlfcn.h>
+#include "base/dl_symbol.h"
 #endif
 
 namespace toolhost::mcp {
 namespace {
 
 CryptoApi crypto_table{};
-
-#ifdef TOOLHOST_CRYPTO_DLOPEN
-template <typename Function>
-void crypto_find(void* library, const char* name, Function& slot, std::string& missing) {
-  slot = reinterpret_cast<Function>(dlsym(library, name));
-  if (!slot) missing += (missing.empty() ? "" : ", ") + std::string(name);
-}
-#endif
 
 std::string crypto_open_library() {
 #ifdef TOOLHOST_CRYPTO_DLOPEN
@@ -54,19 +46,19 @@ std::string open_crypto_library(const std::vector<std::string>& names, CryptoApi
            "), which signs the private_key_jwt assertion; install OpenSSL 3 (Debian: libssl3)";
   }
   std::string missing;
-  crypto_find(library, "BIO_new_mem_buf", out.bio_new_mem_buf, missing);
-  crypto_find(library, "BIO_free", out.bio_free, missing);
-  crypto_find(library, "PEM_read_bio_PrivateKey", out.pem_read_bio_private_key, missing);
-  crypto_find(library, "EVP_PKEY_free", out.pkey_free, missing);
-  crypto_find(library, "EVP_PKEY_get_base_id", out.pkey_get_base_id, missing);
-  crypto_find(library, "EVP_PKEY_get_bits", out.pkey_get_bits, missing);
-  crypto_find(library, "EVP_PKEY_get_group_name", out.pkey_get_group_name, missing);
-  crypto_find(library, "EVP_MD_CTX_new", out.md_ctx_new, missing);
-  crypto_find(library, "EVP_MD_CTX_free", out.md_ctx_free, missing);
-  crypto_find(library, "EVP_sha256", out.sha256, missing);
-  crypto_find(library, "EVP_DigestSignInit", out.digest_sign_init, missing);
-  crypto_find(library, "EVP_DigestSign", out.digest_sign, missing);
-  crypto_find(library, "ERR_clear_error", out.err_clear_error, missing);
+  base::dl_symbol(library, "BIO_new_mem_buf", out.bio_new_mem_buf, missing);
+  base::dl_symbol(library, "BIO_free", out.bio_free, missing);
+  base::dl_symbol(library, "PEM_read_bio_PrivateKey", out.pem_read_bio_private_key, missing);
+  base::dl_symbol(library, "EVP_PKEY_free", out.pkey_free, missing);
+  base::dl_symbol(library, "EVP_PKEY_get_base_id", out.pkey_get_base_id, missing);
+  base::dl_symbol(library, "EVP_PKEY_get_bits", out.pkey_get_bits, missing);
+  base::dl_symbol(library, "EVP_PKEY_get_group_name", out.pkey_get_group_name, missing);
+  base::dl_symbol(library, "EVP_MD_CTX_new", out.md_ctx_new, missing);
+  base::dl_symbol(library, "EVP_MD_CTX_free", out.md_ctx_free, missing);
+  base::dl_symbol(library, "EVP_sha256", out.sha256, missing);
+  base::dl_symbol(library, "EVP_DigestSignInit", out.digest_sign_init, missing);
+  base::dl_symbol(library, "EVP_DigestSign", out.digest_sign, missing);
+  base::dl_symbol(library, "ERR_clear_error", out.err_clear_error, missing);
   if (!missing.empty()) {
     dlclose(library);
     return "the libcrypto found lacks " + missing + " (toolhost needs OpenSSL 3)";

@@ -62,94 +62,85 @@ TEST_F(McpServersSignIn, AServerWaitsForItsSignInThenListsItsToolsAndLogoutForge
 // and runs once the browser came back; a sign-in that times out fails it with the reason.
 class McpServersSignInCall : public McpServersSignIn {
  protected:
-  struct Seen {
-    std::string output;
-    std::optional<jobs::JobInfo> finished;
-  };
-  void submit(const std::string& server) {
+  void SetUp() override {
+    McpServersSignIn::SetUp();
+    fake_ = testing::OAuthFakeServer::get();
+    if (!fake_) GTEST_SKIP() << "needs Node.js";
+  }
+  // Server "fake" on the fake server's `tenant`: the URL its sign-in asks for goes to asked_url_.
+  void make_fake(const std::string& tenant, uint64_t timeout_ms = 20'000) {
+    ServerConfig config;
+    config.name = "fake";
+    config.url = fake_->mcp_url(tenant);
+    config.oauth.timeout_ms = timeout_ms;
+    Servers::Options options;
+    options.sign_in = [this](const std::string&, const std::string& url, const std::string&) {
+      asked_url_ = url;
+    };
+    make({config}, options);  // no cached tools: it starts at once, and is refused
+  }
+  void submit() {
     core::RemoteTool remote;
-    remote.server = server;
+    remote.server = "fake";
     remote.tool = "whoami";
     auto function = servers_->call(remote, nlohmann::json::object());
     ASSERT_TRUE(function) << function.error();
     jobs::JobSpec spec;
-    spec.tool = server + "__whoami";
+    spec.tool = "fake__whoami";
     spec.stream = *function;
     spec.timeout_ms = 30'000;
     jobs::JobEvents events;
     events.output = [this](const jobs::JobInfo&, jobs::Stream, std::string_view text) {
-      seen_.output += text;
+      output_ += text;
     };
-    events.finished = [this](const jobs::JobInfo& info) { seen_.finished = info; };
+    events.finished = [this](const jobs::JobInfo& info) { finished_ = info; };
     engine_->submit(std::move(spec), std::move(events));
   }
-  Seen seen_;
+  bool output_has(const std::string& text) const {
+    return output_.find(text) != std::string::npos;
+  }
+
+  testing::OAuthFakeServer* fake_ = nullptr;
+  std::string asked_url_;
+  std::string output_;
+  std::optional<jobs::JobInfo> finished_;
 };
 
 TEST_F(McpServersSignInCall, SaysItWaitsForTheSignInThenRuns) {
-  auto* fake = testing::OAuthFakeServer::get();
-  if (!fake) GTEST_SKIP() << "needs Node.js";
-  ServerConfig config;
-  config.name = "fake";
-  config.url = fake->mcp_url("call-waits");
-  config.oauth.timeout_ms = 20'000;
-  std::string asked_url;
-  Servers::Options options;
-  options.sign_in = [&](const std::string&, const std::string& url, const std::string&) {
-    asked_url = url;
-  };
-  make({config}, options);
-  submit("fake");
-  const std::string waiting =
-      "waiting for sign-in to fake at 127.0.0.1 (in your browser; the URL is in :ToolMcp)\n";
-  ASSERT_TRUE(run([&] { return seen_.output.find(waiting) != std::string::npos; }))
-      << seen_.output;
-  EXPECT_FALSE(seen_.finished.has_value());
-  std::string browser = TOOLHOST_FIXTURES "/../mcp_client/fetch_browser.sh '" + asked_url + "'";
+  make_fake("call-waits");
+  submit();
+  ASSERT_TRUE(run([&] {
+    return output_has(
+        "waiting for sign-in to fake at 127.0.0.1 (in your browser; the URL is in :ToolMcp)\n");
+  })) << output_;
+  EXPECT_FALSE(finished_.has_value());
+  std::string browser = TOOLHOST_FIXTURES "/../mcp_client/fetch_browser.sh '" + asked_url_ + "'";
   ASSERT_EQ(std::system(browser.c_str()), 0);
-  ASSERT_TRUE(run([&] { return seen_.finished.has_value(); }, 20'000)) << seen_.output;
-  EXPECT_EQ(seen_.finished->status, core::Status::Succeeded) << seen_.finished->error;
-  EXPECT_NE(seen_.output.find("signed in to fake\n"), std::string::npos) << seen_.output;
-  EXPECT_EQ(seen_.output.find("access-"), std::string::npos) << seen_.output;
+  ASSERT_TRUE(run([&] { return finished_.has_value(); }, 20'000)) << output_;
+  EXPECT_EQ(finished_->status, core::Status::Succeeded) << finished_->error;
+  EXPECT_TRUE(output_has("signed in to fake\n")) << output_;
+  EXPECT_FALSE(output_has("access-")) << output_;
 }
 
 TEST_F(McpServersSignInCall, AJoiningCallIsToldOfTheSignInAlreadyWaiting) {
-  auto* fake = testing::OAuthFakeServer::get();
-  if (!fake) GTEST_SKIP() << "needs Node.js";
-  ServerConfig config;
-  config.name = "fake";
-  config.url = fake->mcp_url("call-joins");
-  config.oauth.timeout_ms = 20'000;
-  std::string asked_url;
-  Servers::Options options;
-  options.sign_in = [&](const std::string&, const std::string& url, const std::string&) {
-    asked_url = url;
-  };
-  make({config}, options);  // it starts at once and waits for the sign-in
-  ASSERT_TRUE(run([&] { return !asked_url.empty(); })) << status().dump();
-  submit("fake");
-  ASSERT_TRUE(run([&] {
-    return seen_.output.find("waiting for sign-in to fake at 127.0.0.1") != std::string::npos;
-  })) << seen_.output;
+  make_fake("call-joins");
+  ASSERT_TRUE(run([&] { return !asked_url_.empty(); })) << status().dump();
+  submit();
+  ASSERT_TRUE(run([&] { return output_has("waiting for sign-in to fake at 127.0.0.1"); }))
+      << output_;
 }
 
 TEST_F(McpServersSignInCall, ASignInThatTimesOutFailsTheCallWithTheReason) {
-  auto* fake = testing::OAuthFakeServer::get();
-  if (!fake) GTEST_SKIP() << "needs Node.js";
-  fake->configure("call-times-out", {{"authorize", "hang"}});
-  ServerConfig config;
-  config.name = "fake";
-  config.url = fake->mcp_url("call-times-out");
-  config.oauth.timeout_ms = 300;  // nobody follows the URL
-  make({config});
-  submit("fake");
-  ASSERT_TRUE(run([&] { return seen_.finished.has_value(); }, 20'000)) << seen_.output;
-  EXPECT_EQ(seen_.finished->status, core::Status::Failed);
-  EXPECT_NE(seen_.output.find("waiting for sign-in to fake"), std::string::npos) << seen_.output;
-  EXPECT_NE(seen_.finished->error.find("no redirect came back from the browser in time"),
+  fake_->configure("call-times-out", {{"authorize", "hang"}});
+  make_fake("call-times-out", 300);  // nobody follows the URL
+  submit();
+  ASSERT_TRUE(run([&] { return finished_.has_value(); }, 20'000)) << output_;
+  EXPECT_EQ(finished_->status, core::Status::Failed);
+  EXPECT_TRUE(output_has("waiting for sign-in to fake")) << output_;
+  EXPECT_NE(finished_->error.find("no redirect came back from the browser in time"),
             std::string::npos)
-      << seen_.finished->error;
-  EXPECT_EQ(seen_.output.find("signed in to fake"), std::string::npos) << seen_.output;
+      << finished_->error;
+  EXPECT_FALSE(output_has("signed in to fake")) << output_;
 }
 
 TEST_F(McpServersSignIn, LoginOfAStdioServerSaysItHasNone) {
