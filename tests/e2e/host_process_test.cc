@@ -16,6 +16,7 @@
 #include "e2e/nvim_harness.h"
 #include "rpc/convert.h"
 #include "rpc/peer.h"
+#include "unit/test_loop.h"
 
 namespace toolhost::e2e {
 namespace {
@@ -85,16 +86,7 @@ class HostProcess {
 
   // Runs the loop until `done`; false when 10 s pass first (a hang, not a timing target).
   bool run_until(const std::function<bool()>& done) {
-    uv_timer_t timer;
-    bool expired = false;
-    uv_timer_init(&loop_, &timer);
-    timer.data = &expired;
-    uv_timer_start(
-        &timer, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, 10000, 0);
-    while (!done() && !expired) uv_run(&loop_, UV_RUN_ONCE);
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer), nullptr);
-    uv_run(&loop_, UV_RUN_NOWAIT);
-    return done();
+    return testing::run_until(&loop_, done, 10000);
   }
 
   // Plays the Neovim side of a chat buffer: answers nvim_buf_attach, nvim_buf_line_count and

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "rpc/convert.h"
+#include "unit/test_loop.h"
 
 namespace toolhost::e2e {
 namespace fs = std::filesystem;
@@ -164,17 +165,9 @@ void NvimHarness::print_host_log() const {
 
 void NvimHarness::run_until(const std::function<bool()>& done, std::chrono::milliseconds deadline,
                             const std::string& what) {
-  uv_timer_t timer;
-  bool expired = false;
-  uv_timer_init(&loop_, &timer);
-  timer.data = &expired;
-  uv_timer_start(
-      &timer, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; },
-      static_cast<uint64_t>(deadline.count()), 0);
-  while (!done() && !expired) uv_run(&loop_, UV_RUN_ONCE);
-  uv_close(reinterpret_cast<uv_handle_t*>(&timer), nullptr);
-  uv_run(&loop_, UV_RUN_NOWAIT);
-  if (!done()) throw std::runtime_error("timed out waiting for " + what);
+  if (!testing::run_until(&loop_, done, static_cast<uint64_t>(deadline.count()))) {
+    throw std::runtime_error("timed out waiting for " + what);
+  }
 }
 
 nlohmann::json NvimHarness::request(const std::string& method, const nlohmann::json& params,

@@ -10,7 +10,9 @@
 namespace toolhost::testing {
 
 // Runs `loop` until `done()` holds; false if `timeout_ms` passed first. Every wake-up is a real
-// event (I/O, a process exit, a timer): nothing sleeps.
+// event (I/O, a process exit, a timer): nothing sleeps. The condition is also checked before
+// each turn waits for I/O (a prepare handle): one met in a timer's callback earlier in the turn
+// stops the loop there instead of waiting for the next event (the guard, if none comes).
 inline bool run_until(uv_loop_t* loop, const std::function<bool()>& done,
                       uint64_t timeout_ms = 10000) {
   if (done()) return true;
@@ -20,9 +22,16 @@ inline bool run_until(uv_loop_t* loop, const std::function<bool()>& done,
   guard.data = &expired;
   uv_timer_start(
       &guard, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, timeout_ms, 0);
+  uv_prepare_t before_wait;
+  uv_prepare_init(loop, &before_wait);
+  before_wait.data = const_cast<std::function<bool()>*>(&done);
+  uv_prepare_start(&before_wait, [](uv_prepare_t* p) {
+    if ((*static_cast<const std::function<bool()>*>(p->data))()) uv_stop(p->loop);
+  });
   while (!done() && !expired) uv_run(loop, UV_RUN_ONCE);
   uv_close(reinterpret_cast<uv_handle_t*>(&guard), nullptr);
-  uv_run(loop, UV_RUN_NOWAIT);  // the guard's close callback, before `guard` goes out of scope
+  uv_close(reinterpret_cast<uv_handle_t*>(&before_wait), nullptr);
+  uv_run(loop, UV_RUN_NOWAIT);  // the close callbacks, before the handles go out of scope
   return done();
 }
 
