@@ -11,11 +11,6 @@
 namespace toolhost::sandbox {
 namespace {
 
-std::string real_or_same(const std::string& path) {
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
-}
-
 void add_once(std::vector<std::string>& paths, const std::string& path) {
   if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
 }
@@ -40,6 +35,11 @@ std::string resolved(const std::string& path) {
 }
 
 }  // namespace
+
+std::string real_path(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
 
 std::vector<std::string> beneath_writable(const std::vector<std::string>& hidden,
                                           const std::vector<std::string>& writable) {
@@ -68,17 +68,17 @@ std::vector<std::string> hidden_paths(const Settings& settings) {
   std::vector<std::string> hidden;
   if (!settings.home.empty()) {
     const std::string home = settings.home;
-    const std::string real_home = real_or_same(home);
+    const std::string real_home = real_path(home);
     for (const auto& secret : settings.secrets) {
       add_once(hidden, home + "/" + secret);
       if (real_home != home) add_once(hidden, real_home + "/" + secret);
-      add_once(hidden, real_or_same(home + "/" + secret));
+      add_once(hidden, real_path(home + "/" + secret));
     }
   }
   for (const auto& path : settings.hidden) {
     if (path.empty() || path[0] != '/') continue;  // absolute only: relative to what?
     add_once(hidden, path);
-    add_once(hidden, real_or_same(path));
+    add_once(hidden, real_path(path));
   }
   return hidden;
 }

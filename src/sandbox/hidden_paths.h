@@ -16,6 +16,9 @@
 
 namespace toolhost::sandbox {
 
+// `path` with its symlinks resolved, or as it is when it cannot be (absent, unreadable).
+std::string real_path(const std::string& path);
+
 // Every path that reaches them: each secret store under the home as configured, through the
 // home's real path, and where a store that is a symlink leads (its target would be readable
 // otherwise); each of Settings::hidden and its real path.

@@ -19,11 +19,6 @@
 namespace toolhost::sandbox {
 namespace {
 
-std::string real_path(const std::string& path) {
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
-}
-
 std::string current_dir() {
   char path[PATH_MAX];
   return ::getcwd(path, sizeof path) ? std::string(path) : std::string("/");
