@@ -17,13 +17,9 @@ CurlApi table{};
 using base::dl_symbol;
 
 std::string open_library() {
-  void* library = nullptr;
   std::string why;
-  for (const char* name : {"libcurl.so.4", "libcurl.so", "libcurl.4.dylib", "libcurl.dylib"}) {
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library) break;
-    if (why.empty()) why = dlerror();
-  }
+  void* library = base::dl_open_first(
+      {"libcurl.so.4", "libcurl.so", "libcurl.4.dylib", "libcurl.dylib"}, why);
   if (!library) return "cannot load libcurl (" + why + "); install libcurl (Debian: libcurl4)";
   std::string missing;
   dl_symbol(library, "curl_global_init", table.global_init, missing);

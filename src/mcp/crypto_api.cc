@@ -34,13 +34,8 @@ std::string crypto_load_error;
 
 #ifdef TOOLHOST_CRYPTO_DLOPEN
 std::string open_crypto_library(const std::vector<std::string>& names, CryptoApi& out) {
-  void* library = nullptr;
   std::string why;
-  for (const std::string& name : names) {
-    library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library) break;
-    if (why.empty()) why = dlerror();
-  }
+  void* library = base::dl_open_first(names, why);
   if (!library) {
     return "cannot load libcrypto (" + why +
            "), which signs the private_key_jwt assertion; install OpenSSL 3 (Debian: libssl3)";
