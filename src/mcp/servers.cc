@@ -170,9 +170,13 @@ core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, J
     state->sign_in_watch = server->watch_sign_in([state, output](const std::string& line) {
       if (!state->stopped) output(line);
     });
-    jobs::TaskDone done = [this, alive, state, server_name, task_done](jobs::TaskOutcome outcome) {
-      SupervisedServer* watched = alive.expired() ? nullptr : find(server_name);
-      if (watched) watched->unwatch_sign_in(state->sign_in_watch);
+    auto unwatch = [this, alive, state, server_name] {
+      if (SupervisedServer* watched = alive.expired() ? nullptr : find(server_name)) {
+        watched->unwatch_sign_in(state->sign_in_watch);
+      }
+    };
+    jobs::TaskDone done = [unwatch, task_done](jobs::TaskOutcome outcome) {
+      unwatch();
       task_done(std::move(outcome));
     };
     server->when_ready([this, alive, state, server_name, tool_name, arguments, media_dir, output,
@@ -196,11 +200,9 @@ core::Result<jobs::StreamFunction> Servers::call(const core::RemoteTool& tool, J
       state->client = client;
       state->number = client->call_tool(tool_name, arguments, std::move(events));
     });
-    return [this, alive, state, server_name](core::Status reason) {
+    return [this, alive, state, server_name, unwatch](core::Status reason) {
       state->stopped = true;
-      if (SupervisedServer* watched = alive.expired() ? nullptr : find(server_name)) {
-        watched->unwatch_sign_in(state->sign_in_watch);
-      }
+      unwatch();
       if (!state->client || alive.expired()) return;
       SupervisedServer* server = find(server_name);
       if (server && server->client() == state->client) {
