@@ -3,17 +3,19 @@
 // inputs mutated from them by a seeded generator, the same on every run. It catches what the
 // seeds and their near neighbours still crash, with the invariants each target checks; finding
 // new inputs is `make fuzz`'s job (clang-14, libFuzzer's coverage-guided search).
-// usage: TARGET_replay [--mutations=N] [--max-len=N] [--prefix=BYTE] [--crash-dir=DIR] PATH...
-//   PATH: a file or a directory of files (seeds). --prefix puts BYTE before every seed read
+// usage: TARGET [--mutations=N] [--max-len=N] [--crash-dir=DIR] PATH... [--prefix=BYTE
+//        --prefixed PATH...]
+//   PATH: a file or a directory of files (seeds). --prefixed seeds get BYTE before them
 //   (parse_fuzz's option byte, for fixtures that are plain chat text). An input that fails is
 //   written to DIR (default: the working directory) before the sanitizer's report ends the run.
 #include <sanitizer/common_interface_defs.h>
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -133,28 +135,28 @@ int main(int argc, char** argv) {
   size_t max_len = 4096;
   int prefix = -1;
   std::string crash_dir = ".";
+  std::vector<std::string> paths, prefixed;
+  CLI::App app{"Replays a fuzz target's seeds and inputs mutated from them"};
+  app.add_option("--mutations", mutations, "inputs mutated from the seeds");
+  app.add_option("--max-len", max_len, "the longest mutated input");
+  app.add_option("--prefix", prefix, "the byte put before each seed of --prefixed");
+  app.add_option("--prefixed", prefixed, "seeds read with --prefix before them");
+  app.add_option("--crash-dir", crash_dir, "where a failing input is written");
+  app.add_option("paths", paths, "seed files, or directories of them");
+  CLI11_PARSE(app, argc, argv);
   std::vector<Bytes> seeds;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](const char* name) {
-      return arg.rfind(name, 0) == 0 ? arg.c_str() + std::strlen(name) : nullptr;
-    };
-    if (const char* v = value("--mutations=")) {
-      mutations = std::atol(v);
-    } else if (const char* v = value("--max-len=")) {
-      max_len = static_cast<size_t>(std::atol(v));
-    } else if (const char* v = value("--prefix=")) {
-      prefix = std::atoi(v);
-    } else if (const char* v = value("--crash-dir=")) {
-      crash_dir = v;
-    } else if (std::filesystem::is_directory(arg)) {
-      std::vector<std::filesystem::path> files;
-      for (const auto& entry : std::filesystem::directory_iterator(arg)) files.push_back(entry);
-      std::sort(files.begin(), files.end());  // the same order, so the same mutations
-      for (const auto& file : files) read_file(file, prefix, seeds);
-    } else if (!read_file(arg, prefix, seeds)) {
-      std::fprintf(stderr, "fuzz replay: cannot read %s\n", arg.c_str());
-      return 2;
+  // The same order on every run, so the same mutations.
+  for (const auto& [list, byte] : {std::pair{&paths, -1}, std::pair{&prefixed, prefix}}) {
+    for (const std::string& arg : *list) {
+      if (std::filesystem::is_directory(arg)) {
+        std::vector<std::filesystem::path> files;
+        for (const auto& entry : std::filesystem::directory_iterator(arg)) files.push_back(entry);
+        std::sort(files.begin(), files.end());
+        for (const auto& file : files) read_file(file, byte, seeds);
+      } else if (!read_file(arg, byte, seeds)) {
+        std::fprintf(stderr, "fuzz replay: cannot read %s\n", arg.c_str());
+        return 2;
+      }
     }
   }
   if (seeds.empty()) {
